@@ -1,0 +1,35 @@
+package dev.highload.profiles.cluster;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * Settings of the embedded local cluster: one primary and two synchronous streaming
+ * replicas started from the PostgreSQL binaries shipped on Maven Central.
+ *
+ * @param enabled start the embedded cluster (turn off to use an existing cluster)
+ * @param baseDir where binaries, data directories and node logs live; persists across
+ * restarts
+ * @param primaryPort port of the node named {@code primary}
+ * @param replica1Port port of the node named {@code replica1}
+ * @param replica2Port port of the node named {@code replica2}
+ * @param database the application's database, owned by {@link #username}
+ * @param username the application's login role
+ * @param password the application's password
+ * @param superuserPassword password of the {@code postgres} superuser
+ * @param replicationPassword password of the {@code replicator} role used for streaming
+ * @param sharedBuffers {@code shared_buffers} of every node
+ * @param startTimeout how long a node may take to accept connections
+ */
+@ConfigurationProperties("app.cluster")
+public record ClusterProperties(@DefaultValue("true") boolean enabled, @DefaultValue(".data") Path baseDir,
+		@DefaultValue("15432") int primaryPort, @DefaultValue("15433") int replica1Port,
+		@DefaultValue("15434") int replica2Port, @DefaultValue("profiles") String database,
+		@DefaultValue("profiles") String username, @DefaultValue("profiles") String password,
+		@DefaultValue("postgres") String superuserPassword, @DefaultValue("replicator") String replicationPassword,
+		@DefaultValue("256MB") String sharedBuffers, @DefaultValue("120s") Duration startTimeout) {
+
+}

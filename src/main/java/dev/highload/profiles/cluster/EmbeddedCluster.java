@@ -1,0 +1,322 @@
+package dev.highload.profiles.cluster;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A real 3-node PostgreSQL cluster on this machine: {@code primary} and the streaming
+ * replicas {@code replica1} and {@code replica2}, with
+ * {@code synchronous_standby_names = 'ANY 1 (replica1, replica2)'} and
+ * {@code synchronous_commit = remote_apply}.
+ * <p>
+ * The first start runs initdb for the primary, creates the roles, the database and one
+ * replication slot per replica, shuts the primary down cleanly and clones its data
+ * directory for each replica. Later starts reuse the data directories. One cluster per
+ * base directory is shared by everything in the JVM that {@link #acquire acquires} it,
+ * and stops when the last holder {@link #close closes} it.
+ */
+public final class EmbeddedCluster implements AutoCloseable {
+
+	private static final Logger log = LoggerFactory.getLogger(EmbeddedCluster.class);
+
+	static final String PRIMARY = "primary";
+
+	static final String REPLICA1 = "replica1";
+
+	static final String REPLICA2 = "replica2";
+
+	/** Written once a bootstrap has completed; without it a bootstrap starts over. */
+	private static final String BOOTSTRAPPED = "bootstrapped";
+
+	private static final Duration STOP_TIMEOUT = Duration.ofSeconds(60);
+
+	private static final Map<Path, EmbeddedCluster> running = new HashMap<>();
+
+	private final ClusterProperties properties;
+
+	private final Path clusterDir;
+
+	private final List<PostgresNode> nodes;
+
+	private int holders;
+
+	private EmbeddedCluster(ClusterProperties properties) {
+		this.properties = properties;
+		Path baseDir = properties.baseDir().toAbsolutePath().normalize();
+		this.clusterDir = baseDir.resolve("cluster");
+		PostgresBinaries binaries = PostgresBinaries.unpack(baseDir);
+		this.nodes = List.of(node(PRIMARY, properties.primaryPort(), binaries),
+				node(REPLICA1, properties.replica1Port(), binaries),
+				node(REPLICA2, properties.replica2Port(), binaries));
+	}
+
+	private PostgresNode node(String name, int port, PostgresBinaries binaries) {
+		return new PostgresNode(name, this.clusterDir.resolve(name), port, binaries);
+	}
+
+	/**
+	 * Starts the cluster of the given base directory, or joins it if this JVM already
+	 * runs it.
+	 * @param properties the cluster's settings
+	 * @return the running cluster; close it when done
+	 */
+	public static synchronized EmbeddedCluster acquire(ClusterProperties properties) {
+		Path key = properties.baseDir().toAbsolutePath().normalize();
+		EmbeddedCluster cluster = running.get(key);
+		if (cluster == null) {
+			cluster = new EmbeddedCluster(properties);
+			cluster.start();
+			running.put(key, cluster);
+		}
+		cluster.holders++;
+		return cluster;
+	}
+
+	@Override
+	public void close() {
+		synchronized (EmbeddedCluster.class) {
+			if (--this.holders > 0) {
+				return;
+			}
+			running.values().remove(this);
+		}
+		stop();
+	}
+
+	/** Node name to port, primary first. */
+	public Map<String, Integer> ports() {
+		Map<String, Integer> ports = new LinkedHashMap<>();
+		this.nodes.forEach((node) -> ports.put(node.name(), node.port()));
+		return ports;
+	}
+
+	/** Node name to the pid of its postmaster, for tools that sample per-node CPU. */
+	public Map<String, Long> pids() {
+		Map<String, Long> pids = new LinkedHashMap<>();
+		this.nodes.forEach((node) -> pids.put(node.name(), node.pid()));
+		return pids;
+	}
+
+	/** A superuser connection to a node's database, for tooling and tests. */
+	public Connection connectAsSuperuser(String nodeName, String database) throws SQLException {
+		return find(nodeName).connect(database, "postgres", this.properties.superuserPassword());
+	}
+
+	private PostgresNode find(String nodeName) {
+		return this.nodes.stream()
+			.filter((n) -> n.name().equals(nodeName))
+			.findFirst()
+			.orElseThrow(() -> new IllegalArgumentException("No node named " + nodeName));
+	}
+
+	private void start() {
+		long started = System.nanoTime();
+		try {
+			for (PostgresNode node : this.nodes) {
+				node.recoverLeftover(STOP_TIMEOUT);
+			}
+			if (!Files.exists(this.clusterDir.resolve(BOOTSTRAPPED))) {
+				bootstrap();
+			}
+			PostgresNode primary = currentPrimary();
+			configure(primary);
+			primary.start(this.properties.startTimeout(), Map.of(), this.properties.superuserPassword());
+			for (PostgresNode node : this.nodes) {
+				if (node != primary) {
+					node.start(this.properties.startTimeout(), Map.of(), this.properties.superuserPassword());
+				}
+			}
+			awaitStreaming(primary);
+			log.info("Embedded cluster up in {} ms: {} (data in {})", (System.nanoTime() - started) / 1_000_000,
+					ports(), this.clusterDir);
+		}
+		catch (IOException ex) {
+			stop();
+			throw new UncheckedIOException("Could not start the embedded cluster in " + this.clusterDir, ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			stop();
+			throw new IllegalStateException("Interrupted while starting the embedded cluster", ex);
+		}
+		catch (RuntimeException ex) {
+			stop();
+			throw ex;
+		}
+	}
+
+	private void stop() {
+		// The primary first: its shutdown checkpoint is streamed to replicas still
+		// running.
+		for (PostgresNode node : this.nodes) {
+			try {
+				node.stop(STOP_TIMEOUT);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return;
+			}
+		}
+	}
+
+	/** The one node without standby.signal. */
+	private PostgresNode currentPrimary() {
+		List<PostgresNode> primaries = this.nodes.stream().filter((n) -> !n.isStandby()).toList();
+		if (primaries.size() != 1) {
+			throw new IllegalStateException("Expected exactly one node without standby.signal in " + this.clusterDir
+					+ ", found " + primaries.stream().map(PostgresNode::name).toList());
+		}
+		return primaries.get(0);
+	}
+
+	/**
+	 * Rewrites every node's node.conf: its port, and for standbys where to stream from.
+	 */
+	private void configure(PostgresNode primary) throws IOException {
+		for (PostgresNode node : this.nodes) {
+			configure(node, primary);
+		}
+	}
+
+	private void configure(PostgresNode node, PostgresNode primary) throws IOException {
+		Map<String, String> settings = new LinkedHashMap<>();
+		settings.put("port", Integer.toString(node.port()));
+		settings.put("cluster_name", node.name());
+		if (node.isStandby()) {
+			settings.put("primary_conninfo",
+					"host=127.0.0.1 port=" + primary.port() + " user=replicator password="
+							+ this.properties.replicationPassword() + " application_name=" + node.name()
+							+ " connect_timeout=5");
+			settings.put("primary_slot_name", node.name());
+		}
+		node.writeNodeConf(settings);
+	}
+
+	private void bootstrap() throws IOException, InterruptedException {
+		log.info("Bootstrapping a new cluster in {}", this.clusterDir);
+		FileTrees.delete(this.clusterDir);
+		Files.createDirectories(this.clusterDir);
+		PostgresNode primary = this.nodes.get(0);
+		primary.initdb(this.properties.superuserPassword());
+		Files.writeString(primary.dataDir().resolve("postgresql.conf"), ClusterSettings.postgresqlConf(this.properties),
+				java.nio.file.StandardOpenOption.APPEND);
+		Files.writeString(primary.dataDir().resolve("pg_hba.conf"), ClusterSettings.pgHba());
+		configure(primary, primary);
+		// No standby exists yet: commits must not wait for one.
+		primary.start(this.properties.startTimeout(), Map.of("synchronous_standby_names", ""),
+				this.properties.superuserPassword());
+		try {
+			createRolesAndDatabase(primary);
+		}
+		finally {
+			primary.stop(STOP_TIMEOUT);
+		}
+		for (PostgresNode replica : this.nodes.subList(1, this.nodes.size())) {
+			FileTrees.copy(primary.dataDir(), replica.dataDir(), EmbeddedCluster::notCloned);
+			Files.createFile(replica.dataDir().resolve("standby.signal"));
+		}
+		Files.createFile(this.clusterDir.resolve(BOOTSTRAPPED));
+	}
+
+	/** Run state and the primary's replication slots stay with the primary. */
+	private static boolean notCloned(Path relative) {
+		String name = relative.toString();
+		return name.equals("postmaster.pid") || name.equals("postmaster.opts") || name.equals(PostgresNode.NODE_CONF)
+				|| name.equals("pg_replslot");
+	}
+
+	private void createRolesAndDatabase(PostgresNode primary) throws IOException {
+		ClusterProperties p = this.properties;
+		try (Connection c = primary.connect("postgres", "postgres", p.superuserPassword())) {
+			execute(c, "CREATE ROLE %I LOGIN PASSWORD %L", p.username(), p.password());
+			execute(c, "CREATE ROLE replicator LOGIN REPLICATION PASSWORD %L", p.replicationPassword());
+			// Health details and the routing tests read pg_stat_replication and
+			// pg_stat_statements.
+			execute(c, "GRANT pg_monitor TO %I", p.username());
+			execute(c, "CREATE DATABASE %I OWNER %I", p.database(), p.username());
+			try (Statement s = c.createStatement()) {
+				s.execute("SELECT pg_create_physical_replication_slot('" + REPLICA1 + "'), "
+						+ "pg_create_physical_replication_slot('" + REPLICA2 + "')");
+			}
+		}
+		catch (SQLException ex) {
+			throw new IOException("Could not create roles and database: " + ex.getMessage(), ex);
+		}
+		try (Connection c = primary.connect(p.database(), "postgres", p.superuserPassword());
+				Statement s = c.createStatement()) {
+			s.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+		}
+		catch (SQLException ex) {
+			throw new IOException("Could not create pg_stat_statements: " + ex.getMessage(), ex);
+		}
+	}
+
+	/**
+	 * Runs a statement built by PostgreSQL's format(), so names and literals are quoted
+	 * by the server.
+	 */
+	private static void execute(Connection c, String template, String... arguments) throws SQLException {
+		StringBuilder sql = new StringBuilder("SELECT format(?");
+		for (int i = 0; i < arguments.length; i++) {
+			sql.append(", ?");
+		}
+		sql.append(")");
+		String statement;
+		try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
+			ps.setString(1, template);
+			for (int i = 0; i < arguments.length; i++) {
+				ps.setString(i + 2, arguments[i]);
+			}
+			try (ResultSet rs = ps.executeQuery()) {
+				rs.next();
+				statement = rs.getString(1);
+			}
+		}
+		try (Statement s = c.createStatement()) {
+			s.execute(statement);
+		}
+	}
+
+	/**
+	 * Waits until every replica streams; a replica that does not is logged, not fatal.
+	 */
+	private void awaitStreaming(PostgresNode primary) throws InterruptedException {
+		long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+		int expected = this.nodes.size() - 1;
+		int streaming = 0;
+		while (System.nanoTime() < deadline) {
+			try (Connection c = primary.connect("postgres", "postgres", this.properties.superuserPassword());
+					Statement s = c.createStatement();
+					ResultSet rs = s
+						.executeQuery("SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'")) {
+				rs.next();
+				streaming = rs.getInt(1);
+				if (streaming == expected) {
+					return;
+				}
+			}
+			catch (SQLException ex) {
+				log.debug("Waiting for replication: {}", ex.getMessage());
+			}
+			Thread.sleep(100);
+		}
+		log.warn("Only {} of {} replicas are streaming after 30 s; see the node logs in {}", streaming, expected,
+				this.clusterDir);
+	}
+
+}

@@ -1,0 +1,80 @@
+package dev.highload.profiles.routing;
+
+import java.util.List;
+
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariDataSource;
+
+import org.springframework.boot.flyway.autoconfigure.FlywayDataSource;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Primary;
+import org.springframework.jdbc.datasource.LazyConnectionDataSourceProxy;
+
+/**
+ * Two pools and the proxy that routes between them.
+ * <p>
+ * The write pool lists every node with {@code targetServerType=primary}. The read pool
+ * lists the replicas with {@code targetServerType=preferSecondary} and load balancing, so
+ * pgjdbc skips a dead replica and falls back to whatever still answers. The application's
+ * DataSource is a {@link LazyConnectionDataSourceProxy}: it takes a physical connection
+ * only at the first statement, after the transaction manager has set the read-only flag,
+ * and takes it from the read pool when that flag is set. A routing DataSource without the
+ * lazy proxy would see the flag too late and send everything to the primary.
+ */
+@Configuration(proxyBeanMethods = false)
+class DataSourceConfiguration {
+
+	@Bean(destroyMethod = "close")
+	@FlywayDataSource
+	HikariDataSource writeDataSource(DatabaseProperties properties) {
+		return pool("primary", properties.nodes(), "primary", properties, properties.writePool(), false);
+	}
+
+	@Bean(destroyMethod = "close")
+	HikariDataSource readDataSource(DatabaseProperties properties) {
+		return pool("replicas", properties.replicas(), "preferSecondary&loadBalanceHosts=true", properties,
+				properties.readPool(), true);
+	}
+
+	@Bean
+	@Primary
+	DataSource dataSource(DatabaseProperties properties, HikariDataSource writeDataSource,
+			HikariDataSource readDataSource) {
+		LazyConnectionDataSourceProxy proxy = new LazyConnectionDataSourceProxy(writeDataSource);
+		if (properties.readFromReplicas()) {
+			proxy.setReadOnlyDataSource(readDataSource);
+		}
+		// The pools' own defaults, so the proxy need not open a connection to learn them.
+		proxy.setDefaultAutoCommit(true);
+		proxy.setDefaultTransactionIsolation(java.sql.Connection.TRANSACTION_READ_COMMITTED);
+		return proxy;
+	}
+
+	static String jdbcUrl(List<String> hosts, String targetServerType, DatabaseProperties properties,
+			DatabaseProperties.Pool pool) {
+		return "jdbc:postgresql://" + String.join(",", hosts) + "/" + properties.database() + "?targetServerType="
+				+ targetServerType + "&connectTimeout=" + pool.connectTimeout().toSeconds() + "&socketTimeout="
+				+ pool.socketTimeout().toSeconds() + "&tcpKeepAlive=true&ApplicationName=user-profiles";
+	}
+
+	private static HikariDataSource pool(String name, List<String> hosts, String targetServerType,
+			DatabaseProperties properties, DatabaseProperties.Pool pool, boolean readOnly) {
+		HikariDataSource ds = new HikariDataSource();
+		ds.setPoolName(name);
+		ds.setJdbcUrl(jdbcUrl(hosts, targetServerType, properties, pool));
+		ds.setUsername(properties.username());
+		ds.setPassword(properties.password());
+		ds.setMaximumPoolSize(pool.maximumSize());
+		ds.setMinimumIdle(pool.maximumSize());
+		ds.setConnectionTimeout(pool.connectionTimeout().toMillis());
+		ds.setMaxLifetime(pool.maxLifetime().toMillis());
+		ds.setReadOnly(readOnly);
+		ds.setAutoCommit(true);
+		// Start even when a node is down; the pool connects when it can.
+		ds.setInitializationFailTimeout(-1);
+		return ds;
+	}
+
+}

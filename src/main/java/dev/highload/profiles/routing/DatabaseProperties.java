@@ -1,0 +1,47 @@
+package dev.highload.profiles.routing;
+
+import java.time.Duration;
+import java.util.List;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * Where the service's two connection pools connect. Defaults match the embedded cluster.
+ *
+ * @param nodes every node as {@code host:port}; the write pool connects to whichever is
+ * the primary, so it follows a promotion without a restart
+ * @param replicas the replicas as {@code host:port}; the read pool balances over them and
+ * falls back to the primary when none answers
+ * @param database database name
+ * @param username login role
+ * @param password password
+ * @param readFromReplicas route read-only transactions to the replicas; {@code false}
+ * sends everything to the primary (for comparisons)
+ * @param writePool the primary's pool
+ * @param readPool the replicas' pool
+ */
+@ConfigurationProperties("app.db")
+public record DatabaseProperties(@DefaultValue( {
+		"127.0.0.1:15432", "127.0.0.1:15433", "127.0.0.1:15434" }) List<String> nodes,
+		@DefaultValue({ "127.0.0.1:15433", "127.0.0.1:15434" }) List<String> replicas,
+		@DefaultValue("profiles") String database, @DefaultValue("profiles") String username,
+		@DefaultValue("profiles") String password, @DefaultValue("true") boolean readFromReplicas,
+		@DefaultValue Pool writePool, @DefaultValue Pool readPool){
+
+	/**
+	 * One HikariCP pool.
+	 *
+	 * @param maximumSize connections at most
+	 * @param connectionTimeout how long a caller waits for a connection
+	 * @param connectTimeout TCP connect timeout of one node
+	 * @param socketTimeout how long one network read may block; zero waits forever
+	 * @param maxLifetime when a connection is retired
+	 */
+	public record Pool(@DefaultValue("16") int maximumSize, @DefaultValue("3s") Duration connectionTimeout,
+			@DefaultValue("3s") Duration connectTimeout, @DefaultValue("30s") Duration socketTimeout,
+			@DefaultValue("30m") Duration maxLifetime) {
+
+	}
+
+}

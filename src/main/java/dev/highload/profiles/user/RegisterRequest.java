@@ -1,0 +1,53 @@
+package dev.highload.profiles.user;
+
+import java.time.LocalDate;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Past;
+import jakarta.validation.constraints.Pattern;
+import jakarta.validation.constraints.Size;
+
+/**
+ * The body of {@code POST /user/register}. Unknown fields are rejected by the JSON
+ * reader, so nothing else can be assigned.
+ *
+ * @param firstName letters of any script, single spaces, hyphens or apostrophes between
+ * them
+ * @param secondName same rules as the first name
+ * @param birthdate in the past, not before 1900-01-01
+ * @param biography optional free text
+ * @param city optional
+ * @param password 8 to 128 characters
+ */
+record RegisterRequest(
+		@JsonProperty("first_name") @NotNull @Size(min = 1, max = 100) @Pattern(regexp = NAME,
+				message = NAME_MESSAGE) String firstName,
+		@JsonProperty("second_name") @NotNull @Size(min = 1, max = 100) @Pattern(regexp = NAME,
+				message = NAME_MESSAGE) String secondName,
+		@JsonProperty("birthdate") @NotNull @Past @NotBefore("1900-01-01") LocalDate birthdate,
+		@JsonProperty("biography") @Size(max = 2000) String biography,
+		@JsonProperty("city") @Size(max = 100) @Pattern(regexp = CITY, message = CITY_MESSAGE) String city,
+		@JsonProperty("password") @NotNull @Size(min = 8, max = 128) String password) {
+
+	/**
+	 * Letters (with combining marks), joined by single spaces, hyphens or apostrophes.
+	 */
+	static final String NAME = "\\p{L}\\p{M}*(?:[ '’-]?\\p{L}\\p{M}*)*";
+
+	static final String NAME_MESSAGE = "must be letters, optionally joined by single spaces, hyphens or apostrophes";
+
+	/**
+	 * Like a name, plus digits, dots and parentheses ("St. Petersburg", "Saint-Denis
+	 * (93)").
+	 */
+	static final String CITY = "[\\p{L}\\p{M}\\p{N}]+(?:[ '’.(),-]{1,2}[\\p{L}\\p{M}\\p{N}]+)*[.)]?";
+
+	static final String CITY_MESSAGE = "must be letters or digits, optionally joined by spaces and punctuation";
+
+	@Override
+	public String toString() {
+		return "RegisterRequest[firstName=" + this.firstName + ", secondName=" + this.secondName + ", password=***]";
+	}
+
+}

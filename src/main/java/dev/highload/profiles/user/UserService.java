@@ -1,0 +1,103 @@
+package dev.highload.profiles.user;
+
+import java.time.Clock;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.function.Supplier;
+
+import dev.highload.profiles.auth.CredentialStore;
+import dev.highload.profiles.auth.PasswordHasher;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Profiles. Read-only transactions (the class default) run on the replicas; writing
+ * methods are annotated {@code @Transactional} and run on the primary.
+ * <p>
+ * Point reads are read-your-writes: a replica that has not yet applied a just-committed
+ * registration (possible under {@code ANY 1}, where only one replica must have applied
+ * it) answers "not found", and the read is then repeated on the primary before anyone is
+ * told 404.
+ */
+@Service
+@Transactional(readOnly = true)
+public class UserService implements CredentialStore {
+
+	private final UserRepository users;
+
+	private final PasswordHasher passwordHasher;
+
+	private final TransactionTemplate onPrimary;
+
+	private final Clock clock;
+
+	private final Counter primaryFallbacks;
+
+	UserService(UserRepository users, PasswordHasher passwordHasher, PlatformTransactionManager transactionManager,
+			Clock clock, MeterRegistry meterRegistry) {
+		this.users = users;
+		this.passwordHasher = passwordHasher;
+		this.clock = clock;
+		this.onPrimary = new TransactionTemplate(transactionManager);
+		this.onPrimary.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+		this.primaryFallbacks = Counter.builder("profiles.reads.primary.fallback")
+			.description("Point reads that missed on a replica and were repeated on the primary")
+			.register(meterRegistry);
+	}
+
+	/**
+	 * Registers a user. The password is hashed before the first statement; the lazy
+	 * connection proxy takes no connection until then, so none is held while hashing.
+	 */
+	@Transactional
+	UUID register(RegisterRequest request) {
+		String hash = this.passwordHasher.hash(request.password());
+		UUID id = UuidV7.next();
+		this.users.save(new User(id, request.firstName(), request.secondName(), request.birthdate(),
+				request.biography(), request.city(), hash, this.clock.instant()));
+		return id;
+	}
+
+	/**
+	 * @param id a user id
+	 * @return the profile, from a replica or, if the replica has not seen it yet, the
+	 * primary
+	 * @throws UserNotFoundException if neither has it
+	 */
+	public UserProfile get(UUID id) {
+		return readYourWrites(() -> this.users.findProfileById(id)).orElseThrow(() -> new UserNotFoundException(id));
+	}
+
+	@Override
+	public Optional<String> findPasswordHash(UUID id) {
+		return readYourWrites(() -> this.users.findPasswordHashById(id));
+	}
+
+	List<UserProfile> search(SearchQuery query) {
+		Optional<PrefixRange> first = PrefixRange.of(query.firstNamePrefix());
+		Optional<PrefixRange> last = PrefixRange.of(query.lastNamePrefix());
+		if (first.isEmpty() || last.isEmpty()) {
+			return List.of();
+		}
+		UUID after = (query.after() != null) ? query.after() : SearchQuery.FIRST_PAGE;
+		return this.users.searchByPrefix(first.get().from(), first.get().to(), last.get().from(), last.get().to(),
+				after, query.limit());
+	}
+
+	private <T> Optional<T> readYourWrites(Supplier<Optional<T>> read) {
+		Optional<T> onReplica = read.get();
+		if (onReplica.isPresent()) {
+			return onReplica;
+		}
+		this.primaryFallbacks.increment();
+		return this.onPrimary.execute((status) -> read.get());
+	}
+
+}

@@ -1,0 +1,203 @@
+package dev.highload.profiles.web;
+
+import java.lang.reflect.Field;
+import java.sql.SQLException;
+import java.sql.SQLTransientException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import jakarta.servlet.http.HttpServletRequest;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.core.exc.StreamReadException;
+import tools.jackson.databind.DatabindException;
+import tools.jackson.databind.exc.UnrecognizedPropertyException;
+
+import org.springframework.context.MessageSourceResolvable;
+import org.springframework.core.MethodParameter;
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.dao.TransientDataAccessException;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.transaction.CannotCreateTransactionException;
+import org.springframework.validation.FieldError;
+import org.springframework.web.bind.MethodArgumentNotValidException;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.context.request.NativeWebRequest;
+import org.springframework.web.context.request.WebRequest;
+import org.springframework.web.method.annotation.HandlerMethodValidationException;
+import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
+import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
+
+/**
+ * Every error as an RFC 9457 problem detail with the request's id. Validation failures
+ * list each field with its JSON name. A database that cannot take the request is 503 with
+ * Retry-After. Anything unexpected is a 500 that says nothing about the code; the details
+ * go to the log under the request id.
+ */
+@RestControllerAdvice
+class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
+
+	private static final Logger log = LoggerFactory.getLogger(ProblemDetailsAdvice.class);
+
+	/** Retry-After, in seconds, when the database is unavailable. */
+	static final String RETRY_AFTER_SECONDS = "1";
+
+	@Override
+	protected ResponseEntity<Object> handleMethodArgumentNotValid(MethodArgumentNotValidException ex,
+			HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+		Class<?> target = (ex.getTarget() != null) ? ex.getTarget().getClass() : null;
+		List<Map<String, String>> errors = new ArrayList<>();
+		for (FieldError error : ex.getBindingResult().getFieldErrors()) {
+			errors.add(fieldError(jsonName(target, error.getField()), error.getDefaultMessage()));
+		}
+		ex.getBindingResult()
+			.getGlobalErrors()
+			.forEach((error) -> errors.add(fieldError(error.getObjectName(), error.getDefaultMessage())));
+		return invalid(errors, ex, headers, request);
+	}
+
+	@Override
+	protected ResponseEntity<Object> handleHandlerMethodValidationException(HandlerMethodValidationException ex,
+			HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+		List<Map<String, String>> errors = new ArrayList<>();
+		ex.getParameterValidationResults().forEach((result) -> {
+			String name = parameterName(result.getMethodParameter());
+			result.getResolvableErrors()
+				.stream()
+				.map(MessageSourceResolvable::getDefaultMessage)
+				.forEach((message) -> errors.add(fieldError(name, message)));
+		});
+		return invalid(errors, ex, headers, request);
+	}
+
+	@Override
+	protected ResponseEntity<Object> handleHttpMessageNotReadable(HttpMessageNotReadableException ex,
+			HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+		String detail = "The request body is missing or is not valid JSON";
+		Throwable cause = ex.getCause();
+		if (cause instanceof UnrecognizedPropertyException unknown) {
+			detail = "Unknown field '" + unknown.getPropertyName() + "'";
+		}
+		else if (cause instanceof DatabindException databind && !databind.getPath().isEmpty()) {
+			String field = databind.getPath()
+				.stream()
+				.map((ref) -> (ref.getPropertyName() != null) ? ref.getPropertyName() : "[" + ref.getIndex() + "]")
+				.collect(Collectors.joining("."));
+			detail = "Invalid value for '" + field + "'";
+		}
+		else if (cause instanceof StreamReadException) {
+			detail = "Malformed JSON";
+		}
+		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, detail);
+		return handleExceptionInternal(ex, problem, headers, HttpStatus.BAD_REQUEST, request);
+	}
+
+	@Override
+	protected ResponseEntity<Object> handleTypeMismatch(org.springframework.beans.TypeMismatchException ex,
+			HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+		String name = (ex instanceof MethodArgumentTypeMismatchException mismatch)
+				? parameterName(mismatch.getParameter()) : ex.getPropertyName();
+		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST,
+				"Invalid value for '" + name + "'");
+		problem.setProperty("errors", List.of(fieldError(name, "must be a valid "
+				+ ((ex.getRequiredType() != null) ? ex.getRequiredType().getSimpleName() : "value"))));
+		return handleExceptionInternal(ex, problem, headers, HttpStatus.BAD_REQUEST, request);
+	}
+
+	@ExceptionHandler
+	ResponseEntity<Object> handleUnexpected(Exception ex, NativeWebRequest request) {
+		if (isDatabaseUnavailable(ex)) {
+			log.warn("Database unavailable: {}", ex.toString());
+			ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
+					"The database cannot serve this request right now; retry shortly");
+			problem.setTitle("Database unavailable");
+			HttpHeaders headers = new HttpHeaders();
+			headers.set(HttpHeaders.RETRY_AFTER, RETRY_AFTER_SECONDS);
+			return handleExceptionInternal(ex, problem, headers, HttpStatus.SERVICE_UNAVAILABLE, request);
+		}
+		log.error("Unexpected error", ex);
+		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.INTERNAL_SERVER_ERROR,
+				"An unexpected error occurred; quote the request_id when reporting it");
+		return handleExceptionInternal(ex, problem, new HttpHeaders(), HttpStatus.INTERNAL_SERVER_ERROR, request);
+	}
+
+	@Override
+	protected ResponseEntity<Object> createResponseEntity(Object body, HttpHeaders headers, HttpStatusCode statusCode,
+			WebRequest request) {
+		if (body instanceof ProblemDetail problem && request instanceof NativeWebRequest nativeRequest) {
+			HttpServletRequest servletRequest = nativeRequest.getNativeRequest(HttpServletRequest.class);
+			if (servletRequest != null) {
+				problem.setProperty("request_id", RequestIdFilter.of(servletRequest));
+				if (problem.getInstance() == null) {
+					problem.setInstance(java.net.URI.create(servletRequest.getRequestURI()));
+				}
+			}
+		}
+		return super.createResponseEntity(body, headers, statusCode, request);
+	}
+
+	private ResponseEntity<Object> invalid(List<Map<String, String>> errors, Exception ex, HttpHeaders headers,
+			WebRequest request) {
+		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, "Invalid request");
+		problem.setProperty("errors", errors);
+		return handleExceptionInternal(ex, problem, headers, HttpStatus.BAD_REQUEST, request);
+	}
+
+	/**
+	 * Connection failures, pool timeouts, shutdowns and read-only nodes: worth a retry.
+	 */
+	static boolean isDatabaseUnavailable(Throwable ex) {
+		for (Throwable t = ex; t != null; t = t.getCause()) {
+			if (t instanceof DataAccessResourceFailureException || t instanceof TransientDataAccessException
+					|| t instanceof CannotCreateTransactionException || t instanceof SQLTransientException) {
+				return true;
+			}
+			if (t instanceof SQLException sql && sql.getSQLState() != null) {
+				String state = sql.getSQLState();
+				if (state.startsWith("08") || state.startsWith("57P") || state.startsWith("53")
+						|| state.equals("25006")) {
+					return true;
+				}
+			}
+		}
+		return false;
+	}
+
+	private static Map<String, String> fieldError(String field, String message) {
+		return Map.of("field", field, "message", (message != null) ? message : "is invalid");
+	}
+
+	private static String parameterName(MethodParameter parameter) {
+		RequestParam requestParam = parameter.getParameterAnnotation(RequestParam.class);
+		if (requestParam != null && !requestParam.name().isEmpty()) {
+			return requestParam.name();
+		}
+		return (parameter.getParameterName() != null) ? parameter.getParameterName() : "argument";
+	}
+
+	/** The JSON name of a record component, which carries {@link JsonProperty}. */
+	private static String jsonName(Class<?> type, String property) {
+		if (type == null) {
+			return property;
+		}
+		try {
+			Field field = type.getDeclaredField(property);
+			JsonProperty json = field.getAnnotation(JsonProperty.class);
+			return (json != null && !json.value().isEmpty()) ? json.value() : property;
+		}
+		catch (NoSuchFieldException ex) {
+			return property;
+		}
+	}
+
+}

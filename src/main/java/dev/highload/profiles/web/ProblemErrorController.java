@@ -1,0 +1,37 @@
+package dev.highload.profiles.web;
+
+import jakarta.servlet.RequestDispatcher;
+import jakarta.servlet.http.HttpServletRequest;
+
+import org.springframework.boot.webmvc.error.ErrorController;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * Errors that never reach a controller (raised by the servlet container or a filter) are
+ * problem details too, never the container's HTML page or a stack trace.
+ */
+@RestController
+class ProblemErrorController implements ErrorController {
+
+	@RequestMapping("${server.error.path:/error}")
+	ResponseEntity<ProblemDetail> error(HttpServletRequest request) {
+		Object code = request.getAttribute(RequestDispatcher.ERROR_STATUS_CODE);
+		HttpStatus status = HttpStatus.resolve((code instanceof Integer i) ? i : 500);
+		if (status == null || !status.isError()) {
+			status = HttpStatus.INTERNAL_SERVER_ERROR;
+		}
+		ProblemDetail problem = ProblemDetail.forStatus(status);
+		Object uri = request.getAttribute(RequestDispatcher.ERROR_REQUEST_URI);
+		if (uri != null) {
+			problem.setInstance(java.net.URI.create(uri.toString()));
+		}
+		problem.setProperty("request_id", RequestIdFilter.of(request));
+		return ResponseEntity.status(status).contentType(MediaType.APPLICATION_PROBLEM_JSON).body(problem);
+	}
+
+}

@@ -1,0 +1,61 @@
+package dev.highload.profiles.web;
+
+import java.io.IOException;
+import java.util.UUID;
+import java.util.regex.Pattern;
+
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.slf4j.MDC;
+
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.stereotype.Component;
+import org.springframework.web.filter.OncePerRequestFilter;
+
+/**
+ * Gives every request an id: the caller's {@code X-Request-Id} if it is a sane token,
+ * otherwise a new one. It is echoed in the response header, put in the logging context
+ * and carried by every problem response as {@code request_id}.
+ */
+@Component
+@Order(Ordered.HIGHEST_PRECEDENCE)
+class RequestIdFilter extends OncePerRequestFilter {
+
+	static final String HEADER = "X-Request-Id";
+
+	static final String ATTRIBUTE = RequestIdFilter.class.getName() + ".id";
+
+	private static final Pattern ACCEPTED = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+
+	@Override
+	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+			throws ServletException, IOException {
+		String id = request.getHeader(HEADER);
+		if (id == null || !ACCEPTED.matcher(id).matches()) {
+			id = UUID.randomUUID().toString();
+		}
+		request.setAttribute(ATTRIBUTE, id);
+		response.setHeader(HEADER, id);
+		MDC.put("request_id", id);
+		try {
+			chain.doFilter(request, response);
+		}
+		finally {
+			MDC.remove("request_id");
+		}
+	}
+
+	@Override
+	protected boolean shouldNotFilterErrorDispatch() {
+		return false;
+	}
+
+	static String of(HttpServletRequest request) {
+		Object id = request.getAttribute(ATTRIBUTE);
+		return (id != null) ? id.toString() : UUID.randomUUID().toString();
+	}
+
+}
