@@ -1,0 +1,2 @@
+/** User profiles: registration, point reads with read-your-writes, prefix search. */
+package dev.highload.profiles.user;
