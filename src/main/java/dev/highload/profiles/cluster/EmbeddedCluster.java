@@ -55,7 +55,7 @@ public final class EmbeddedCluster implements AutoCloseable {
 
 	private int holders;
 
-	private EmbeddedCluster(ClusterProperties properties) {
+	EmbeddedCluster(ClusterProperties properties) {
 		this.properties = properties;
 		Path baseDir = properties.baseDir().toAbsolutePath().normalize();
 		this.clusterDir = baseDir.resolve("cluster");
@@ -124,7 +124,7 @@ public final class EmbeddedCluster implements AutoCloseable {
 			.orElseThrow(() -> new IllegalArgumentException("No node named " + nodeName));
 	}
 
-	private void start() {
+	void start() {
 		long started = System.nanoTime();
 		try {
 			for (PostgresNode node : this.nodes) {

@@ -1,0 +1,213 @@
+package dev.highload.profiles.routing;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import dev.highload.profiles.ApiClient;
+import dev.highload.profiles.IntegrationTest;
+import dev.highload.profiles.cluster.EmbeddedCluster;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Which node served what, read from the nodes' own pg_stat_statements counters. If a read
+ * method lost its read-only flag, its statements would be counted on the primary and
+ * these tests would fail.
+ */
+@IntegrationTest
+class RoutingIntegrationTests {
+
+	private static final List<String> REPLICAS = List.of("replica1", "replica2");
+
+	/**
+	 * The point read, the credential read and the search all read from users; inserts do
+	 * not match.
+	 */
+	private static final String SELECTS = "%from users%";
+
+	private static final String INSERTS = "insert into users%";
+
+	@LocalServerPort
+	int port;
+
+	@Autowired
+	EmbeddedCluster cluster;
+
+	@Autowired
+	MeterRegistry meterRegistry;
+
+	ApiClient api;
+
+	@BeforeEach
+	void client() {
+		this.api = new ApiClient(this.port);
+	}
+
+	@Test
+	void readsAreServedByReplicasOnly() throws Exception {
+		List<UUID> ids = new ArrayList<>();
+		for (int i = 0; i < 10; i++) {
+			ids.add(this.api.register("Route", "Reader", "secret-password"));
+		}
+		awaitReplicasCaughtUp();
+		Map<String, Long> before = calls(SELECTS);
+		for (int i = 0; i < 50; i++) {
+			assertThat(this.api.get("/user/" + ids.get(i % ids.size())).status()).isEqualTo(200);
+		}
+		for (int i = 0; i < 10; i++) {
+			assertThat(this.api.search(Map.of("first_name", "Rou", "last_name", "Rea")).status()).isEqualTo(200);
+		}
+		Map<String, Long> after = calls(SELECTS);
+		assertThat(after.get("primary") - before.get("primary")).as("selects on the primary").isZero();
+		long onReplicas = REPLICAS.stream().mapToLong((node) -> after.get(node) - before.get(node)).sum();
+		assertThat(onReplicas).as("selects on the replicas").isEqualTo(60);
+	}
+
+	@Test
+	void writesAreServedByThePrimary() throws Exception {
+		Map<String, Long> before = calls(INSERTS);
+		for (int i = 0; i < 7; i++) {
+			this.api.register("Route", "Writer", "secret-password");
+		}
+		Map<String, Long> after = calls(INSERTS);
+		assertThat(after.get("primary") - before.get("primary")).isEqualTo(7);
+		for (String replica : REPLICAS) {
+			assertThat(after.get(replica) - before.get(replica)).isZero();
+		}
+	}
+
+	@Test
+	void aReplicaThatHasNotAppliedARegistrationIsCoveredByThePrimary() throws Exception {
+		List<UUID> ids = new ArrayList<>();
+		try {
+			execute("replica1", "SELECT pg_wal_replay_pause()");
+			// ANY 1: replica2 alone acknowledges these commits; replica1 does not see
+			// them.
+			for (int i = 0; i < 20; i++) {
+				ids.add(this.api.register("Lagging", "Replica", "secret-password"));
+			}
+			Map<String, Long> before = calls(SELECTS);
+			double fallbacksBefore = fallbacks();
+			// Concurrent reads spread over the read pool's connections to both replicas.
+			ExecutorService clients = Executors.newFixedThreadPool(16);
+			List<Future<Integer>> statuses = new ArrayList<>();
+			for (int i = 0; i < 160; i++) {
+				UUID id = ids.get(i % ids.size());
+				statuses.add(clients.submit(() -> this.api.get("/user/" + id).status()));
+			}
+			for (Future<Integer> status : statuses) {
+				assertThat(status.get()).isEqualTo(200);
+			}
+			clients.shutdown();
+			Map<String, Long> after = calls(SELECTS);
+			long missedOnReplica1 = after.get("replica1") - before.get("replica1");
+			assertThat(missedOnReplica1).as("reads that reached the paused replica").isPositive();
+			assertThat(after.get("primary") - before.get("primary")).isEqualTo(missedOnReplica1);
+			assertThat(fallbacks() - fallbacksBefore).isEqualTo(missedOnReplica1);
+		}
+		finally {
+			execute("replica1", "SELECT pg_wal_replay_resume()");
+		}
+	}
+
+	@Test
+	void bothReplicasStreamAsQuorumStandbys() throws SQLException {
+		try (Connection c = this.cluster.connectAsSuperuser("primary", "postgres");
+				Statement s = c.createStatement();
+				ResultSet rs = s.executeQuery("SELECT application_name, state, sync_state FROM pg_stat_replication "
+						+ "ORDER BY application_name")) {
+			List<String> rows = new ArrayList<>();
+			while (rs.next()) {
+				rows.add(rs.getString(1) + " " + rs.getString(2) + " " + rs.getString(3));
+			}
+			assertThat(rows).containsExactly("replica1 streaming quorum", "replica2 streaming quorum");
+		}
+		assertThat(setting("primary", "synchronous_standby_names")).isEqualTo("ANY 1 (replica1, replica2)");
+		assertThat(setting("primary", "synchronous_commit")).isEqualTo("remote_apply");
+		assertThat(setting("primary", "fsync")).isEqualTo("on");
+		for (String replica : REPLICAS) {
+			assertThat(setting(replica, "transaction_read_only")).isEqualTo("on");
+		}
+	}
+
+	private double fallbacks() {
+		return this.meterRegistry.get("profiles.reads.primary.fallback").counter().count();
+	}
+
+	private Map<String, Long> calls(String pattern) throws SQLException {
+		Map<String, Long> calls = new java.util.HashMap<>();
+		for (String node : List.of("primary", "replica1", "replica2")) {
+			try (Connection c = this.cluster.connectAsSuperuser(node, "profiles");
+					PreparedStatement s = c.prepareStatement(
+							"SELECT coalesce(sum(calls), 0) FROM pg_stat_statements WHERE query ILIKE ?")) {
+				s.setString(1, pattern);
+				try (ResultSet rs = s.executeQuery()) {
+					rs.next();
+					calls.put(node, rs.getLong(1));
+				}
+			}
+		}
+		return calls;
+	}
+
+	private void awaitReplicasCaughtUp() throws SQLException, InterruptedException {
+		String lsn;
+		try (Connection c = this.cluster.connectAsSuperuser("primary", "postgres");
+				Statement s = c.createStatement();
+				ResultSet rs = s.executeQuery("SELECT pg_current_wal_lsn()")) {
+			rs.next();
+			lsn = rs.getString(1);
+		}
+		for (String replica : REPLICAS) {
+			long deadline = System.nanoTime() + 30_000_000_000L;
+			while (true) {
+				try (Connection c = this.cluster.connectAsSuperuser(replica, "postgres");
+						PreparedStatement s = c.prepareStatement("SELECT pg_last_wal_replay_lsn() >= ?::pg_lsn")) {
+					s.setString(1, lsn);
+					try (ResultSet rs = s.executeQuery()) {
+						rs.next();
+						if (rs.getBoolean(1)) {
+							break;
+						}
+					}
+				}
+				assertThat(System.nanoTime()).as(replica + " catching up").isLessThan(deadline);
+				Thread.sleep(20);
+			}
+		}
+	}
+
+	private void execute(String node, String sql) throws SQLException {
+		try (Connection c = this.cluster.connectAsSuperuser(node, "postgres"); Statement s = c.createStatement()) {
+			s.execute(sql);
+		}
+	}
+
+	private String setting(String node, String name) throws SQLException {
+		try (Connection c = this.cluster.connectAsSuperuser(node, "postgres");
+				PreparedStatement s = c.prepareStatement("SELECT current_setting(?)")) {
+			s.setString(1, name);
+			try (ResultSet rs = s.executeQuery()) {
+				rs.next();
+				return rs.getString(1);
+			}
+		}
+	}
+
+}
