@@ -1,5 +1,6 @@
 package dev.highload.profiles.routing;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import javax.sql.DataSource;
@@ -16,8 +17,9 @@ import org.springframework.jdbc.datasource.LazyConnectionDataSourceProxy;
  * Two pools and the proxy that routes between them.
  * <p>
  * The write pool lists every node with {@code targetServerType=primary}. The read pool
- * lists the replicas with {@code targetServerType=preferSecondary} and load balancing, so
- * pgjdbc skips a dead replica and falls back to whatever still answers. The application's
+ * lists the replicas, then the other nodes, with {@code targetServerType=preferSecondary}
+ * and load balancing: pgjdbc spreads connections over the replicas, skips a dead one, and
+ * connects to the primary only when no replica answers. The application's
  * DataSource is a {@link LazyConnectionDataSourceProxy}: it takes a physical connection
  * only at the first statement, after the transaction manager has set the read-only flag,
  * and takes it from the read pool when that flag is set. A routing DataSource without the
@@ -34,8 +36,11 @@ class DataSourceConfiguration {
 
 	@Bean(destroyMethod = "close")
 	HikariDataSource readDataSource(DatabaseProperties properties) {
-		return pool("replicas", properties.replicas(), "preferSecondary&loadBalanceHosts=true", properties,
-				properties.readPool(), true);
+		// The other nodes last: preferSecondary takes them only when no replica answers.
+		List<String> hosts = new ArrayList<>(properties.replicas());
+		properties.nodes().stream().filter((node) -> !hosts.contains(node)).forEach(hosts::add);
+		return pool("replicas", hosts, "preferSecondary&loadBalanceHosts=true", properties, properties.readPool(),
+				true);
 	}
 
 	@Bean

@@ -1,0 +1,103 @@
+package dev.highload.profiles.user;
+
+import java.sql.SQLException;
+import java.time.LocalDate;
+import java.util.List;
+import java.util.UUID;
+
+import dev.highload.profiles.auth.TokenService;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.webmvc.test.autoconfigure.WebMvcTest;
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.http.MediaType;
+import org.springframework.test.context.bean.override.mockito.MockitoBean;
+import org.springframework.test.web.servlet.assertj.MockMvcTester;
+import org.springframework.transaction.CannotCreateTransactionException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.BDDMockito.given;
+
+/**
+ * The controller's HTTP shape, with the service mocked: errors the cluster rarely
+ * produces on demand.
+ */
+@WebMvcTest(UserController.class)
+class UserControllerTests {
+
+	@Autowired
+	MockMvcTester mvc;
+
+	@MockitoBean
+	UserService users;
+
+	@MockitoBean
+	TokenService tokens;
+
+	@Test
+	void aDatabaseThatCannotBeReachedIs503WithRetryAfter() {
+		given(this.users.get(any())).willThrow(new DataAccessResourceFailureException("connection refused",
+				new SQLException("Connection to 127.0.0.1:15433 refused", "08001")));
+		assertThat(this.mvc.get().uri("/user/{id}", UUID.randomUUID())).hasStatus(503)
+			.hasHeader("Retry-After", "1")
+			.hasContentType(MediaType.APPLICATION_PROBLEM_JSON)
+			.bodyJson()
+			.extractingPath("$.title")
+			.isEqualTo("Database unavailable");
+	}
+
+	@Test
+	void aTransactionThatCannotStartIs503() {
+		given(this.users.register(any())).willThrow(new CannotCreateTransactionException("no connection"));
+		assertThat(this.mvc.post()
+			.uri("/user/register")
+			.contentType(MediaType.APPLICATION_JSON)
+			.content("{\"first_name\":\"Ivan\",\"second_name\":\"Petrov\",\"birthdate\":\"1990-01-01\","
+					+ "\"password\":\"secret-password\"}"))
+			.hasStatus(503)
+			.hasHeader("Retry-After", "1");
+	}
+
+	@Test
+	void anUnexpectedErrorIs500WithoutInternals() throws Exception {
+		given(this.users.get(any())).willThrow(new IllegalStateException("secret internal detail"));
+		var result = this.mvc.get().uri("/user/{id}", UUID.randomUUID()).exchange();
+		assertThat(result).hasStatus(500).hasContentType(MediaType.APPLICATION_PROBLEM_JSON);
+		assertThat(result.getResponse().getContentAsString()).doesNotContain("IllegalStateException",
+				"secret internal detail", "at dev.");
+		assertThat(result).bodyJson().extractingPath("$.request_id").asString().isNotBlank();
+	}
+
+	@Test
+	void problemsAreProblemJsonEvenWhenTheClientAsksForJson() {
+		assertThat(this.mvc.get().uri("/user/not-a-uuid").accept(MediaType.APPLICATION_JSON)).hasStatus(400)
+			.hasContentType(MediaType.APPLICATION_PROBLEM_JSON);
+	}
+
+	@Test
+	void aSearchPassesItsPrefixesUntouched() {
+		UserProfile profile = new UserProfile(UUID.randomUUID(), "A%_\\", "B", LocalDate.of(1990, 1, 1), null, null);
+		given(this.users.search(new SearchQuery("A%_\\", "B", null, 100))).willReturn(List.of(profile));
+		assertThat(this.mvc.get().uri("/user/search?first_name={f}&last_name=B", "A%_\\")).hasStatus(200)
+			.bodyJson()
+			.extractingPath("$[0].first_name")
+			.isEqualTo("A%_\\");
+	}
+
+	@Test
+	void aFullPageLinksTheNextOne() {
+		UUID last = UUID.randomUUID();
+		given(this.users.search(any()))
+			.willReturn(List.of(new UserProfile(UUID.randomUUID(), "A", "B", LocalDate.of(1990, 1, 1), null, null),
+					new UserProfile(last, "A", "B", LocalDate.of(1990, 1, 1), null, null)));
+		assertThat(this.mvc.get().uri("/user/search?first_name=A&last_name=B&limit=2")).hasStatus(200)
+			.headers()
+			.hasValue("Link",
+					"<http://localhost/user/search?first_name=A&last_name=B&limit=2&after=" + last + ">; rel=\"next\"");
+		assertThat(this.mvc.get().uri("/user/search?first_name=A&last_name=B&limit=3")).hasStatus(200)
+			.doesNotContainHeader("Link");
+	}
+
+}
