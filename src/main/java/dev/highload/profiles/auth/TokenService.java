@@ -65,7 +65,13 @@ public class TokenService {
 			new SecureRandom().nextBytes(key);
 			return key;
 		}
-		byte[] key = Base64.getDecoder().decode(secret.trim());
+		byte[] key;
+		try {
+			key = Base64.getDecoder().decode(secret.trim());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalStateException("app.auth.token-secret must be Base64", ex);
+		}
 		if (key.length < 32) {
 			throw new IllegalStateException("app.auth.token-secret must decode to at least 32 bytes");
 		}

@@ -19,11 +19,11 @@ import org.springframework.jdbc.datasource.LazyConnectionDataSourceProxy;
  * The write pool lists every node with {@code targetServerType=primary}. The read pool
  * lists the replicas, then the other nodes, with {@code targetServerType=preferSecondary}
  * and load balancing: pgjdbc spreads connections over the replicas, skips a dead one, and
- * connects to the primary only when no replica answers. The application's
- * DataSource is a {@link LazyConnectionDataSourceProxy}: it takes a physical connection
- * only at the first statement, after the transaction manager has set the read-only flag,
- * and takes it from the read pool when that flag is set. A routing DataSource without the
- * lazy proxy would see the flag too late and send everything to the primary.
+ * connects to the primary only when no replica answers. The application's DataSource is a
+ * {@link LazyConnectionDataSourceProxy}: it takes a physical connection only at the first
+ * statement, after the transaction manager has set the read-only flag, and takes it from
+ * the read pool when that flag is set. A routing DataSource without the lazy proxy would
+ * see the flag too late and send everything to the primary.
  */
 @Configuration(proxyBeanMethods = false)
 class DataSourceConfiguration {

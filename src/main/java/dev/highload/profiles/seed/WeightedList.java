@@ -38,8 +38,12 @@ final class WeightedList {
 			while ((line = reader.readLine()) != null) {
 				int tab = line.indexOf('\t');
 				if (tab > 0) {
+					long weight = Long.parseLong(line.substring(tab + 1).trim());
+					if (weight <= 0) {
+						throw new IllegalStateException("Non-positive weight in /seed/" + resource + ": " + line);
+					}
 					values.add(line.substring(0, tab));
-					weights.add(Long.parseLong(line.substring(tab + 1).trim()));
+					weights.add(weight);
 				}
 			}
 		}

@@ -21,19 +21,14 @@ import jakarta.validation.constraints.Size;
  * @param password 8 to 128 characters
  */
 record RegisterRequest(
-		@JsonProperty("first_name") @NotNull @Size(min = 1, max = 100) @Pattern(regexp = NAME,
+		@JsonProperty("first_name") @NotNull @Size(min = 1, max = 100) @Pattern(regexp = Names.NAME_PATTERN,
 				message = NAME_MESSAGE) String firstName,
-		@JsonProperty("second_name") @NotNull @Size(min = 1, max = 100) @Pattern(regexp = NAME,
+		@JsonProperty("second_name") @NotNull @Size(min = 1, max = 100) @Pattern(regexp = Names.NAME_PATTERN,
 				message = NAME_MESSAGE) String secondName,
 		@JsonProperty("birthdate") @NotNull @Past @NotBefore("1900-01-01") LocalDate birthdate,
 		@JsonProperty("biography") @Size(max = 2000) String biography,
 		@JsonProperty("city") @Size(max = 100) @Pattern(regexp = CITY, message = CITY_MESSAGE) String city,
 		@JsonProperty("password") @NotNull @Size(min = 8, max = 128) String password) {
-
-	/**
-	 * Letters (with combining marks), joined by single spaces, hyphens or apostrophes.
-	 */
-	static final String NAME = "\\p{L}\\p{M}*(?:[ '’-]?\\p{L}\\p{M}*)*";
 
 	static final String NAME_MESSAGE = "must be letters, optionally joined by single spaces, hyphens or apostrophes";
 
