@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Smoke run of every Gatling simulation against the real service, so that none of them rots:
+# a few hundred users each, a few seconds each. Runs the packaged jar (build it first with
+# ./mvnw package or verify) on its own cluster (ports 35432-35434, data in target/smoke) and
+# its own HTTP port, so it can run beside a developer's service. Thresholds are loose: a cold
+# JVM is measured here, and the point is that every simulation runs to completion with 0 errors.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PORT=${PORT:-18080}
+DIR=target/smoke
+JAR=$(ls target/user-profiles-*.jar | grep -v original | head -1)
+APP_ARGS=(--app.cluster.base-dir=$DIR --app.cluster.primary-port=35432 --app.cluster.replica1-port=35433
+  --app.cluster.replica2-port=35434 --app.cluster.shared-buffers=64MB --server.port=$PORT)
+
+echo "== seeding 5,000 users"
+java -jar "$JAR" "${APP_ARGS[@]}" --app.seed.users=5000 --app.seed.ids-file=$DIR/user-ids.csv > $DIR-seed.log 2>&1 \
+  || { tail -50 $DIR-seed.log; exit 1; }
+
+echo "== starting the service on port $PORT"
+java -jar "$JAR" "${APP_ARGS[@]}" > $DIR-service.log 2>&1 &
+SERVICE=$!
+trap 'kill $SERVICE 2>/dev/null; wait $SERVICE 2>/dev/null || true' EXIT
+for _ in $(seq 1 120); do
+  curl -fs -o /dev/null "http://127.0.0.1:$PORT/actuator/health" && break
+  kill -0 $SERVICE 2>/dev/null || { tail -50 $DIR-service.log; exit 1; }
+  sleep 1
+done
+
+run() {
+  local simulation=$1; shift
+  echo "== $simulation $*"
+  ./mvnw -B -ntp -q gatling:test -Dspring-javaformat.validate.skip=true -Dgatling.simulationClass=dev.highload.profiles.gatling.$simulation \
+    -DbaseUrl=http://127.0.0.1:$PORT -DidsFile=$DIR/user-ids.csv -DclusterDir=$DIR/cluster \
+    -Dwindow=5 -Dramp=0 -Dp99=2000 -DmaxFailed=0 "$@"
+}
+run GetUserSimulation -Dusers=300
+run SearchUserSimulation -Dusers=200
+run RegisterUserSimulation -Dusers=40
+run MixedSimulation -Dusers=300 -DregisterPercent=5
+echo "== all simulations passed"

@@ -1,0 +1,104 @@
+package dev.highload.profiles.gatling;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.Locale;
+import java.util.stream.Stream;
+
+import dev.highload.profiles.gatling.monitor.CpuSampler;
+import io.gatling.javaapi.core.OpenInjectionStep;
+import io.gatling.javaapi.core.Simulation;
+import io.gatling.javaapi.http.HttpProtocolBuilder;
+
+import static io.gatling.javaapi.core.CoreDsl.constantUsersPerSec;
+import static io.gatling.javaapi.core.CoreDsl.rampUsersPerSec;
+import static io.gatling.javaapi.http.HttpDsl.http;
+
+/**
+ * What every simulation shares: the HTTP protocol, the arrival profile, and CPU sampling
+ * of the machine, the service, each PostgreSQL node and Gatling itself for the length of
+ * the run. At the end it prints one summary (latency per request type, CPU per process)
+ * and writes it, with the CPU samples as CSV and charts, into the run's report folder.
+ */
+abstract class MonitoredSimulation extends Simulation {
+
+	protected final LoadConfig config;
+
+	private final String name;
+
+	private CpuSampler sampler;
+
+	MonitoredSimulation(LoadConfig config) {
+		this.config = config;
+		this.name = getClass().getSimpleName().toLowerCase(Locale.ROOT) + "-" + config.users();
+	}
+
+	/**
+	 * Every virtual user opens its own connections, as a new client would. Loopback
+	 * targets are reached from many source addresses (see
+	 * {@link LoadConfig#localAddresses()}).
+	 */
+	HttpProtocolBuilder protocol() {
+		HttpProtocolBuilder protocol = http.baseUrl(this.config.baseUrl())
+			.acceptHeader("application/json")
+			.userAgentHeader("gatling-user-profiles")
+			// Gatling's default warm-up request goes to the internet.
+			.disableWarmUp();
+		return this.config.loopbackTarget() ? protocol.localAddresses(this.config.localAddresses()) : protocol;
+	}
+
+	/** A ramp to the constant arrival rate, then that rate to the end of the window. */
+	OpenInjectionStep[] arrivals() {
+		double rate = this.config.rate();
+		if (this.config.ramp().isZero()) {
+			return new OpenInjectionStep[] { constantUsersPerSec(rate).during(this.config.window()) };
+		}
+		return new OpenInjectionStep[] { rampUsersPerSec(rate / 100).to(rate).during(this.config.ramp()),
+				constantUsersPerSec(rate).during(this.config.constantPart()) };
+	}
+
+	@Override
+	public void before() {
+		System.out.printf("%s: %d users over %d s (ramp %d s, then %.1f users/s) against %s%n", this.name,
+				this.config.users(), this.config.window().toSeconds(), this.config.ramp().toSeconds(),
+				this.config.rate(), this.config.baseUrl());
+		this.sampler = CpuSampler.start(CpuSampler.Settings.fromSystemProperties(this.name));
+	}
+
+	@Override
+	public void after() {
+		CpuSampler.Result cpu = this.sampler.stop();
+		String summary = "==== " + this.name + " ====\n" + LatencyRecorder.summary() + "\n\n" + cpu.summary() + "\n";
+		System.out.println(summary);
+		Path folder = reportFolder();
+		try {
+			Files.writeString(folder.resolve(this.name + "-summary.txt"), summary);
+			Files.writeString(folder.resolve(this.name + "-latency.csv"), LatencyRecorder.csv());
+			cpu.writeTo(folder);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		System.out.println("Summary, latency CSV and CPU CSV/charts written to " + folder.toAbsolutePath());
+	}
+
+	/**
+	 * The folder Gatling is writing this run's report into, where the extra files belong.
+	 */
+	private Path reportFolder() {
+		Path results = Path.of(System.getProperty("gatling.resultsFolder", "target/gatling"));
+		String prefix = getClass().getSimpleName().toLowerCase(Locale.ROOT) + "-";
+		try (Stream<Path> runs = Files.list(results)) {
+			return runs.filter((p) -> Files.isDirectory(p) && p.getFileName().toString().startsWith(prefix))
+				.max(Comparator.comparing((p) -> p.toFile().lastModified()))
+				.orElse(results);
+		}
+		catch (IOException ex) {
+			return results;
+		}
+	}
+
+}

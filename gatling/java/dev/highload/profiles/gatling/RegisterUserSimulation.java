@@ -1,0 +1,28 @@
+package dev.highload.profiles.gatling;
+
+import io.gatling.javaapi.core.ScenarioBuilder;
+
+import static io.gatling.javaapi.core.CoreDsl.feed;
+import static io.gatling.javaapi.core.CoreDsl.global;
+import static io.gatling.javaapi.core.CoreDsl.scenario;
+
+/**
+ * Each user registers once. Registration is bound by the Argon2id hash (about 80 ms of
+ * one core), so the default is 6,000 users over the window (10 per second); p99 500 ms.
+ */
+public class RegisterUserSimulation extends MonitoredSimulation {
+
+	ScenarioBuilder registrants = scenario("one registration per user").exec(feed(Feeders.newUsers()),
+			Endpoints.register());
+
+	{
+		setUp(this.registrants.injectOpen(arrivals())).protocols(protocol())
+			.assertions(global().responseTime().percentile(99.0).lte(this.config.p99Millis()),
+					global().failedRequests().percent().lte(this.config.maxFailedPercent()));
+	}
+
+	public RegisterUserSimulation() {
+		super(LoadConfig.read(6_000, 500));
+	}
+
+}
