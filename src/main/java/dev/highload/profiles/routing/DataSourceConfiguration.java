@@ -23,7 +23,8 @@ import org.springframework.jdbc.datasource.LazyConnectionDataSourceProxy;
  * {@link LazyConnectionDataSourceProxy}: it takes a physical connection only at the first
  * statement, after the transaction manager has set the read-only flag, and takes it from
  * the read pool when that flag is set. A routing DataSource without the lazy proxy would
- * see the flag too late and send everything to the primary.
+ * see the flag too late and send everything to the primary. A read-only scope without a
+ * physical transaction goes to the read pool too ({@link ReadOnlyScopeDataSource}).
  */
 @Configuration(proxyBeanMethods = false)
 class DataSourceConfiguration {
@@ -48,13 +49,14 @@ class DataSourceConfiguration {
 	DataSource dataSource(DatabaseProperties properties, HikariDataSource writeDataSource,
 			HikariDataSource readDataSource) {
 		LazyConnectionDataSourceProxy proxy = new LazyConnectionDataSourceProxy(writeDataSource);
-		if (properties.readFromReplicas()) {
-			proxy.setReadOnlyDataSource(readDataSource);
-		}
 		// The pools' own defaults, so the proxy need not open a connection to learn them.
 		proxy.setDefaultAutoCommit(true);
 		proxy.setDefaultTransactionIsolation(java.sql.Connection.TRANSACTION_READ_COMMITTED);
-		return proxy;
+		if (!properties.readFromReplicas()) {
+			return proxy;
+		}
+		proxy.setReadOnlyDataSource(readDataSource);
+		return new ReadOnlyScopeDataSource(proxy, readDataSource);
 	}
 
 	static String jdbcUrl(List<String> hosts, String targetServerType, DatabaseProperties properties,

@@ -30,10 +30,6 @@ interface UserRepository extends Repository<User, UUID> {
 
 	User save(User user);
 
-	@Query("select new dev.highload.profiles.user.UserProfile(u.id, u.firstName, u.secondName, u.birthdate, "
-			+ "u.biography, u.city) from User u where u.id = :id")
-	Optional<UserProfile> findProfileById(UUID id);
-
 	@Query("select u.passwordHash from User u where u.id = :id")
 	Optional<String> findPasswordHashById(UUID id);
 

@@ -14,6 +14,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.annotation.Propagation;
 import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -32,6 +33,8 @@ public class UserService implements CredentialStore {
 
 	private final UserRepository users;
 
+	private final ProfileQueries profiles;
+
 	private final PasswordHasher passwordHasher;
 
 	private final TransactionTemplate onPrimary;
@@ -40,9 +43,10 @@ public class UserService implements CredentialStore {
 
 	private final Counter primaryFallbacks;
 
-	UserService(UserRepository users, PasswordHasher passwordHasher, PlatformTransactionManager transactionManager,
-			Clock clock, MeterRegistry meterRegistry) {
+	UserService(UserRepository users, ProfileQueries profiles, PasswordHasher passwordHasher,
+			PlatformTransactionManager transactionManager, Clock clock, MeterRegistry meterRegistry) {
 		this.users = users;
+		this.profiles = profiles;
 		this.passwordHasher = passwordHasher;
 		this.clock = clock;
 		this.onPrimary = new TransactionTemplate(transactionManager);
@@ -66,13 +70,17 @@ public class UserService implements CredentialStore {
 	}
 
 	/**
+	 * A point read. {@code SUPPORTS} with {@code readOnly}: no physical transaction (the
+	 * read is one statement), yet a read-only scope, which the routing sends to a
+	 * replica.
 	 * @param id a user id
 	 * @return the profile, from a replica or, if the replica has not seen it yet, the
 	 * primary
 	 * @throws UserNotFoundException if neither has it
 	 */
+	@Transactional(readOnly = true, propagation = Propagation.SUPPORTS)
 	public UserProfile get(UUID id) {
-		return readYourWrites(() -> this.users.findProfileById(id)).orElseThrow(() -> new UserNotFoundException(id));
+		return readYourWrites(() -> this.profiles.findById(id)).orElseThrow(() -> new UserNotFoundException(id));
 	}
 
 	@Override
