@@ -12,7 +12,7 @@
 #   get     GET /user/{id}, ids uniform at random from IDS_FILE (bench/get-user.lua).
 #           Target: ratio >= 0.40.
 #   search  GET /user/search with (first_name, last_name) prefix pairs drawn at random
-#           from bench/search-prefixes.csv (bench/search-user.lua). Target: ratio >= 0.80.
+#           from gatling/data/search-prefixes.csv (bench/search-user.lua). Target: ratio >= 0.80.
 #
 # What pgbench measures, and why it is the fair counterpart:
 #
@@ -47,7 +47,7 @@
 # transaction around each read, JPA, JSON.
 #
 # Side effects: creates and fills tables bench_ids and bench_prefixes on the primary (they
-# replicate), generates bench/search-prefixes.csv if it is missing (from a sample of the
+# replicate), generates gatling/data/search-prefixes.csv if it is missing (from a sample of the
 # seeded users), appends one CSV line to bench/results/. Drop the tables with
 #   DROP TABLE bench_ids, bench_prefixes;
 # Installs wrk, psql and pgbench with apt when (and only when) they are missing.
@@ -64,7 +64,7 @@ both replicas, and prints the ratio service req/s / pgbench TPS against its targ
 
 Modes:
   get      GET /user/{id}, random seeded ids (default)
-  search   GET /user/search, random prefix pairs from bench/search-prefixes.csv
+  search   GET /user/search, random prefix pairs from gatling/data/search-prefixes.csv
            (generated from the seeded data when missing; delete it to draw a new sample)
 
 Environment (defaults in brackets):
@@ -81,7 +81,7 @@ Environment (defaults in brackets):
   CONNECTIONS     wrk connections = pgbench clients, split over the replicas [16]
   THREADS         wrk threads = pgbench threads, split over the replicas     [2]
   IDS_FILE        seeded ids, header "id"       [.data/user-ids.csv]
-  PREFIXES_FILE   search prefix pairs           [bench/search-prefixes.csv]
+  PREFIXES_FILE   search prefix pairs           [gatling/data/search-prefixes.csv]
   RESULTS_DIR     where the CSV goes            [bench/results]
 
 Exit status: 0 after a completed measurement, PASS or FAIL alike (the verdict is printed);
@@ -122,7 +122,7 @@ WARMUP=${WARMUP:-10}
 CONNECTIONS=${CONNECTIONS:-16}
 THREADS=${THREADS:-2}
 IDS_FILE=$(realpath -m "${IDS_FILE:-.data/user-ids.csv}")
-PREFIXES_FILE=$(realpath -m "${PREFIXES_FILE:-bench/search-prefixes.csv}")
+PREFIXES_FILE=$(realpath -m "${PREFIXES_FILE:-gatling/data/search-prefixes.csv}")
 RESULTS_DIR=$(realpath -m "${RESULTS_DIR:-bench/results}")
 # The Lua scripts read these; relative paths would depend on wrk's working directory.
 export IDS_FILE PREFIXES_FILE

@@ -1,5 +1,5 @@
 -- wrk script: GET /user/search for (first_name, last_name) prefix pairs drawn at random
--- from PREFIXES_FILE (default bench/search-prefixes.csv, header first_name,last_name),
+-- from PREFIXES_FILE (default gatling/data/search-prefixes.csv, header first_name,last_name),
 -- which bench/saturation.sh generates from the seeded data. The default page size (100)
 -- is used, as most clients would. Read once per thread.
 local pairs_ = {}
@@ -19,7 +19,7 @@ local function unquote(s)
 end
 
 function init(args)
-  local path = os.getenv("PREFIXES_FILE") or "bench/search-prefixes.csv"
+  local path = os.getenv("PREFIXES_FILE") or "gatling/data/search-prefixes.csv"
   for line in io.lines(path) do
     local first, last = line:match("^([^,]*),([^,]*)$")
     if first and line ~= "first_name,last_name" then
