@@ -30,8 +30,8 @@
 #     2-core dev machine it was not measurable: the bare `WHERE id = $1` lookup, fed with
 #     uuids fetched 64 at a time, gave the same TPS within run-to-run noise (about 10 %).
 #   * search: each transaction fetches a random row of bench_prefixes (the prefix ranges,
-#     loaded from the prefixes file) with \gset, then runs the service's exact SEARCH_SQL,
-#     read from UserRepository.java at run time, as one prepared statement with the same
+#     loaded from the prefixes file) with \gset, then runs the service's exact SEARCH statement,
+#     read from ProfileQueries.java at run time, as one prepared statement with the same
 #     six parameters (after = the zero uuid, limit 100) so it gets the same plan-cache
 #     treatment as the service's. The \gset statement is an extra round trip the service
 #     does not make; it lowers pgbench's TPS and so flatters the ratio. A 2-second
@@ -310,13 +310,15 @@ prepare_prefixes() {
 }
 
 # The service's SQL, taken from the source so the benchmark follows it when it changes.
-# Its ?1..?6 become pgbench variables, bound as parameters under -M prepared.
+# Its six ? placeholders, in order, become pgbench variables, bound as parameters under
+# -M prepared.
 search_sql() {
-	local src=src/main/java/dev/highload/profiles/user/UserRepository.java text
-	text=$(sed -n '/SEARCH_SQL = """/,/""";/p' "$src" | sed -e '1d' -e 's/""";[[:space:]]*$//' -e 's/^[[:space:]]*//')
-	text=$(sed -e 's/?1/:first_from/; s/?2/:first_to/; s/?3/:second_from/; s/?4/:second_to/' \
-		-e 's/?5/:after/; s/?6/:lim/' <<<"$text")
-	[[ $text == *"WITH matches"* && $text != *"?"* ]] || die "cannot read SEARCH_SQL from $src"
+	local src=src/main/java/dev/highload/profiles/user/ProfileQueries.java text var
+	text=$(sed -n '/String SEARCH = """/,/""";/p' "$src" | sed -e '1d' -e 's/""";[[:space:]]*$//' -e 's/^[[:space:]]*//')
+	for var in first_from first_to second_from second_to after lim; do
+		text=${text/\?/:$var}
+	done
+	[[ $text == *"WITH matches"* && $text != *"?"* ]] || die "cannot read SEARCH from $src"
 	printf '%s;\n' "$text"
 }
 

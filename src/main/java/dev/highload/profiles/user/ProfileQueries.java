@@ -1,13 +1,15 @@
 package dev.highload.profiles.user;
 
 import java.time.LocalDate;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 
 import javax.sql.DataSource;
 
+import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.stereotype.Repository;
+import org.springframework.stereotype.Component;
 
 /**
  * The point read, the hottest statement of the service, in plain JDBC: one prepared
@@ -15,11 +17,34 @@ import org.springframework.stereotype.Repository;
  * in session, query-plan and result-assembly code than in the database (see
  * docs/load-testing.md). It runs wherever the caller's transaction scope routes it.
  */
-@Repository
+@Component
 class ProfileQueries {
 
 	private static final String BY_ID = """
 			SELECT id, first_name, second_name, birthdate, biography, city FROM users WHERE id = ?""";
+
+	/**
+	 * Prefix search as byte ranges on the C-collated name columns (see
+	 * {@link PrefixRange}). The materialized CTE collects the matching ids from
+	 * {@code users_name_prefix_idx} alone (an index-only scan); without that fence the
+	 * planner may walk the primary key in id order and filter every row, which is fast
+	 * only when matches are dense. Ranges, unlike {@code LIKE $1}, keep the index usable
+	 * in a generic plan. Parameters: first-name range, last-name range, the id to start
+	 * after, page size.
+	 */
+	static final String SEARCH = """
+			WITH matches AS MATERIALIZED (
+			    SELECT id FROM users
+			    WHERE first_name >= ? AND first_name < ?
+			      AND second_name >= ? AND second_name < ?
+			      AND id > ?)
+			SELECT u.id, u.first_name, u.second_name, u.birthdate, u.biography, u.city
+			FROM users u
+			WHERE u.id IN (SELECT id FROM matches ORDER BY id LIMIT ?)
+			ORDER BY u.id""";
+
+	private static final RowMapper<UserProfile> PROFILE = (rs, row) -> new UserProfile(rs.getObject(1, UUID.class),
+			rs.getString(2), rs.getString(3), rs.getObject(4, LocalDate.class), rs.getString(5), rs.getString(6));
 
 	private final JdbcClient jdbc;
 
@@ -28,11 +53,14 @@ class ProfileQueries {
 	}
 
 	Optional<UserProfile> findById(UUID id) {
-		return this.jdbc.sql(BY_ID)
-			.param(id)
-			.query((rs, row) -> new UserProfile(rs.getObject(1, UUID.class), rs.getString(2), rs.getString(3),
-					rs.getObject(4, LocalDate.class), rs.getString(5), rs.getString(6)))
-			.optional();
+		return this.jdbc.sql(BY_ID).param(id).query(PROFILE).optional();
+	}
+
+	List<UserProfile> search(PrefixRange first, PrefixRange last, UUID after, int limit) {
+		return this.jdbc.sql(SEARCH)
+			.params(first.from(), first.to(), last.from(), last.to(), after, limit)
+			.query(PROFILE)
+			.list();
 	}
 
 }

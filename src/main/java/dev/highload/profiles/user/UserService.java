@@ -88,6 +88,10 @@ public class UserService implements CredentialStore {
 		return readYourWrites(() -> this.users.findPasswordHashById(id));
 	}
 
+	/**
+	 * One statement, like {@link #get}: a read-only scope without a physical transaction.
+	 */
+	@Transactional(readOnly = true, propagation = Propagation.SUPPORTS)
 	List<UserProfile> search(SearchQuery query) {
 		Optional<PrefixRange> first = PrefixRange.of(query.firstNamePrefix());
 		Optional<PrefixRange> last = PrefixRange.of(query.lastNamePrefix());
@@ -95,8 +99,7 @@ public class UserService implements CredentialStore {
 			return List.of();
 		}
 		UUID after = (query.after() != null) ? query.after() : SearchQuery.FIRST_PAGE;
-		return this.users.searchByPrefix(first.get().from(), first.get().to(), last.get().from(), last.get().to(),
-				after, query.limit());
+		return this.profiles.search(first.get(), last.get(), after, query.limit());
 	}
 
 	private <T> Optional<T> readYourWrites(Supplier<Optional<T>> read) {

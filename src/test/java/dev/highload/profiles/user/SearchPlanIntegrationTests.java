@@ -92,7 +92,11 @@ class SearchPlanIntegrationTests {
 
 	/** EXPLAIN of the repository's SQL, prepared server-side with the given plan mode. */
 	private static String explain(Connection c, String planCacheMode, Object[] arguments) throws SQLException {
-		String positional = UserRepository.SEARCH_SQL.replaceAll("\\?(\\d)", "\\$$1");
+		StringBuilder positional = new StringBuilder();
+		int parameter = 0;
+		for (char ch : ProfileQueries.SEARCH.toCharArray()) {
+			positional.append((ch == '?') ? "$" + (++parameter) : String.valueOf(ch));
+		}
 		try (Statement s = c.createStatement()) {
 			s.execute("SET plan_cache_mode = " + planCacheMode);
 			s.execute("DEALLOCATE ALL");
