@@ -3,7 +3,6 @@ package dev.highload.profiles.gatling;
 import io.gatling.javaapi.core.ScenarioBuilder;
 
 import static io.gatling.javaapi.core.CoreDsl.feed;
-import static io.gatling.javaapi.core.CoreDsl.global;
 import static io.gatling.javaapi.core.CoreDsl.repeat;
 import static io.gatling.javaapi.core.CoreDsl.scenario;
 
@@ -24,9 +23,7 @@ public class GetUserSimulation extends MonitoredSimulation {
 		.exec(repeat(10).on(feed(Feeders.existingUserIds(this.config.idsFile())), Endpoints.getUser()));
 
 	{
-		setUp(this.readers.injectOpen(arrivals())).protocols(protocol())
-			.assertions(global().responseTime().percentile(99.0).lte(this.config.p99Millis()),
-					global().failedRequests().percent().lte(this.config.maxFailedPercent()));
+		setUp(this.readers.injectOpen(arrivals())).protocols(protocol()).assertions(standardAssertions());
 	}
 
 	public GetUserSimulation() {

@@ -9,11 +9,13 @@ import java.util.Locale;
 import java.util.stream.Stream;
 
 import dev.highload.profiles.gatling.monitor.CpuSampler;
+import io.gatling.javaapi.core.Assertion;
 import io.gatling.javaapi.core.OpenInjectionStep;
 import io.gatling.javaapi.core.Simulation;
 import io.gatling.javaapi.http.HttpProtocolBuilder;
 
 import static io.gatling.javaapi.core.CoreDsl.constantUsersPerSec;
+import static io.gatling.javaapi.core.CoreDsl.global;
 import static io.gatling.javaapi.core.CoreDsl.rampUsersPerSec;
 import static io.gatling.javaapi.http.HttpDsl.http;
 
@@ -58,6 +60,15 @@ abstract class MonitoredSimulation extends Simulation {
 		}
 		return new OpenInjectionStep[] { rampUsersPerSec(rate / 100).to(rate).during(this.config.ramp()),
 				constantUsersPerSec(rate).during(this.config.constantPart()) };
+	}
+
+	/**
+	 * p99 within {@code -Dp99} and failed requests within {@code -DmaxFailed}, over all
+	 * requests.
+	 */
+	Assertion[] standardAssertions() {
+		return new Assertion[] { global().responseTime().percentile(99.0).lte(this.config.p99Millis()),
+				global().failedRequests().percent().lte(this.config.maxFailedPercent()) };
 	}
 
 	@Override

@@ -3,7 +3,6 @@ package dev.highload.profiles.gatling;
 import io.gatling.javaapi.core.ScenarioBuilder;
 
 import static io.gatling.javaapi.core.CoreDsl.feed;
-import static io.gatling.javaapi.core.CoreDsl.global;
 import static io.gatling.javaapi.core.CoreDsl.scenario;
 
 /**
@@ -16,9 +15,7 @@ public class RegisterUserSimulation extends MonitoredSimulation {
 			Endpoints.register());
 
 	{
-		setUp(this.registrants.injectOpen(arrivals())).protocols(protocol())
-			.assertions(global().responseTime().percentile(99.0).lte(this.config.p99Millis()),
-					global().failedRequests().percent().lte(this.config.maxFailedPercent()));
+		setUp(this.registrants.injectOpen(arrivals())).protocols(protocol()).assertions(standardAssertions());
 	}
 
 	public RegisterUserSimulation() {

@@ -3,7 +3,6 @@ package dev.highload.profiles.gatling;
 import io.gatling.javaapi.core.ScenarioBuilder;
 
 import static io.gatling.javaapi.core.CoreDsl.feed;
-import static io.gatling.javaapi.core.CoreDsl.global;
 import static io.gatling.javaapi.core.CoreDsl.repeat;
 import static io.gatling.javaapi.core.CoreDsl.scenario;
 
@@ -17,9 +16,7 @@ public class SearchUserSimulation extends MonitoredSimulation {
 		.exec(repeat(10).on(feed(Feeders.prefixPairs(this.config.prefixesFile())), Endpoints.search()));
 
 	{
-		setUp(this.searchers.injectOpen(arrivals())).protocols(protocol())
-			.assertions(global().responseTime().percentile(99.0).lte(this.config.p99Millis()),
-					global().failedRequests().percent().lte(this.config.maxFailedPercent()));
+		setUp(this.searchers.injectOpen(arrivals())).protocols(protocol()).assertions(standardAssertions());
 	}
 
 	public SearchUserSimulation() {
