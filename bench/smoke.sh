@@ -37,5 +37,5 @@ run() {
 run GetUserSimulation -Dusers=300
 run SearchUserSimulation -Dusers=200
 run RegisterUserSimulation -Dusers=40
-run MixedSimulation -Dusers=300 -DregisterPercent=5
+run MixedSimulation -Dusers=300 -DregisterPercent=5 -DregisterP99=2000
 echo "== all simulations passed"
