@@ -6,8 +6,9 @@ import static io.gatling.javaapi.core.CoreDsl.feed;
 import static io.gatling.javaapi.core.CoreDsl.scenario;
 
 /**
- * Each user registers once. Registration is bound by the Argon2id hash (about 80 ms of
- * one core), so the default is 6,000 users over the window (10 per second); p99 500 ms.
+ * Each user registers once. Registration is bound by the Argon2id hash (tens of
+ * milliseconds of one core), so the default is a gentle 6,000 users over the window (10
+ * per second); p99 500 ms.
  */
 public class RegisterUserSimulation extends MonitoredSimulation {
 
