@@ -146,18 +146,6 @@ class CpuSamplerTests {
 		assertThat(times.cores()).isEqualTo(2);
 	}
 
-	@Test
-	void writesALatencyChart() throws IOException {
-		Path file = this.dir.resolve("charts/p99.png");
-		LatencyChart.writePng(file, "p99 per second",
-				List.of(new LatencyChart.Series("get", new double[] { 1, 2, 3, 4 },
-						new double[] { 1.5, 2.5, Double.NaN, 0.9 }),
-						new LatencyChart.Series("search", new double[] { 1, 2, 3 }, new double[] { 6, 7, 5 })));
-		BufferedImage png = ImageIO.read(file.toFile());
-		assertThat(png.getWidth()).isEqualTo(1200);
-		assertThat(png.getHeight()).isEqualTo(500);
-	}
-
 	private static Process startTree() throws IOException {
 		return new ProcessBuilder("sh", "-c", "sleep 5 & sleep 5 & wait").start();
 	}
