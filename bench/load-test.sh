@@ -27,8 +27,8 @@ profiles=("$@")
 [ ${#profiles[@]} -gt 0 ] || profiles=("${DEFAULT_PROFILES[@]}")
 
 [ -s .data/user-ids.csv ] || { echo "Seed first: ./mvnw spring-boot:run -Dspring-boot.run.arguments=--app.seed.users=1000000" >&2; exit 2; }
-if curl -fs -o /dev/null http://127.0.0.1:8080/actuator/health; then
-  echo "Something already serves http://127.0.0.1:8080: stop it first, this script starts its own service." >&2
+if curl -s -o /dev/null http://127.0.0.1:8080/ || curl -s -o /dev/null http://127.0.0.1:8081/; then
+  echo "Something already serves http://127.0.0.1:8080 or :8081: stop it first, this script starts its own service." >&2
   exit 2
 fi
 command -v wrk >/dev/null || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q wrk; }
@@ -53,7 +53,7 @@ for profile in "${profiles[@]}"; do
   java -jar "$JAR" $service_args > "target/$name-service.log" 2>&1 &
   service=$!
   for _ in $(seq 1 120); do
-    curl -fs -o /dev/null http://127.0.0.1:8080/actuator/health && break
+    curl -fs -o /dev/null http://127.0.0.1:8081/actuator/health/readiness && break
     sleep 1
   done
   # JIT warm-up, not measured: 30 s of point reads over 16 keep-alive connections.

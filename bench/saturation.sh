@@ -69,6 +69,7 @@ Modes:
 
 Environment (defaults in brackets):
   BASE_URL        service                       [http://127.0.0.1:8080]
+  MANAGEMENT_URL  its Actuator (for its JVM version) [BASE_URL's host, port 8081]
   PGHOST          database host                 [127.0.0.1]
   PRIMARY_PORT    primary port                  [15432]
   REPLICA1_PORT   replica1 port                 [15433]
@@ -110,6 +111,7 @@ cd "$REPO"
 
 BASE_URL=${BASE_URL:-http://127.0.0.1:8080}
 BASE_URL=${BASE_URL%/}
+MANAGEMENT_URL=${MANAGEMENT_URL:-$(sed -E 's#^(https?://[^/:]+).*#\1:8081#' <<<"$BASE_URL")}
 export PGHOST=${PGHOST:-127.0.0.1}
 export PGUSER=${PGUSER:-profiles}
 export PGPASSWORD=${PGPASSWORD:-profiles}
@@ -473,7 +475,7 @@ printf 'ratio service/pgbench:       %s\n' "$RATIO"
 echo "target: ratio >= $TARGET $VERDICT"
 
 # The service's own JVM, from its metrics; the local java only if those are not exposed.
-JAVA_VERSION=$(curl -s "$BASE_URL/actuator/metrics/jvm.info" |
+JAVA_VERSION=$(curl -s "$MANAGEMENT_URL/actuator/metrics/jvm.info" |
 	sed -n 's/.*"tag":"version","values":\["\([^"]*\)".*/\1/p')
 [[ -n $JAVA_VERSION ]] || JAVA_VERSION="local-$(java -version 2>&1 | sed -n '1s/.*"\(.*\)".*/\1/p')"
 COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)

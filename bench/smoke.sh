@@ -8,10 +8,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PORT=${PORT:-18080}
+MANAGEMENT_PORT=${MANAGEMENT_PORT:-18081}
 DIR=target/smoke
 JAR=$(ls target/user-profiles-*.jar | grep -v original | head -1)
 APP_ARGS=(--app.cluster.base-dir=$DIR --app.cluster.primary-port=35432 --app.cluster.replica1-port=35433
-  --app.cluster.replica2-port=35434 --app.cluster.shared-buffers=64MB --server.port=$PORT)
+  --app.cluster.replica2-port=35434 --app.cluster.shared-buffers=64MB --server.port=$PORT
+  --management.server.port=$MANAGEMENT_PORT)
 
 echo "== seeding 5,000 users"
 java -jar "$JAR" "${APP_ARGS[@]}" --app.seed.users=5000 --app.seed.ids-file=$DIR/user-ids.csv > $DIR-seed.log 2>&1 \
@@ -22,7 +24,7 @@ java -jar "$JAR" "${APP_ARGS[@]}" > $DIR-service.log 2>&1 &
 SERVICE=$!
 trap 'kill $SERVICE 2>/dev/null; wait $SERVICE 2>/dev/null || true' EXIT
 for _ in $(seq 1 120); do
-  curl -fs -o /dev/null "http://127.0.0.1:$PORT/actuator/health" && break
+  curl -fs -o /dev/null "http://127.0.0.1:$MANAGEMENT_PORT/actuator/health/readiness" && break
   kill -0 $SERVICE 2>/dev/null || { tail -50 $DIR-service.log; exit 1; }
   sleep 1
 done
@@ -31,7 +33,7 @@ run() {
   local simulation=$1; shift
   echo "== $simulation $*"
   ./mvnw -B -ntp -q gatling:test -Dspring-javaformat.validate.skip=true -Dgatling.simulationClass=dev.highload.profiles.gatling.$simulation \
-    -DbaseUrl=http://127.0.0.1:$PORT -DidsFile=$DIR/user-ids.csv -DclusterDir=$DIR/cluster \
+    -DbaseUrl=http://127.0.0.1:$PORT -DmanagementUrl=http://127.0.0.1:$MANAGEMENT_PORT -DidsFile=$DIR/user-ids.csv -DclusterDir=$DIR/cluster \
     -Dwindow=5 -Dramp=0 -Dp99=2000 -DmaxFailed=0 "$@"
 }
 run GetUserSimulation -Dusers=300

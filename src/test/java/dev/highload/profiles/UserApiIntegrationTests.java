@@ -29,6 +29,7 @@ import tools.jackson.databind.JsonNode;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -40,6 +41,9 @@ class UserApiIntegrationTests {
 	@LocalServerPort
 	int port;
 
+	@LocalManagementPort
+	int managementPort;
+
 	@Autowired
 	MeterRegistry meterRegistry;
 
@@ -48,9 +52,12 @@ class UserApiIntegrationTests {
 
 	ApiClient api;
 
+	ApiClient management;
+
 	@BeforeEach
 	void client() {
 		this.api = new ApiClient(this.port);
+		this.management = new ApiClient(this.managementPort);
 	}
 
 	@Test
@@ -277,22 +284,25 @@ class UserApiIntegrationTests {
 	}
 
 	@Test
-	void openApiAndSwaggerUiAreServed() {
-		ApiClient.Response docs = this.api.get("/v3/api-docs");
+	void openApiAndSwaggerUiAreServedOnTheManagementPortOnly() {
+		ApiClient.Response docs = this.management.get("/actuator/openapi");
 		assertThat(docs.status()).isEqualTo(200);
 		assertThat(docs.json().get("paths").propertyNames()).contains("/user/register", "/user/{id}", "/user/get/{id}",
 				"/user/search", "/login", "/user/me");
-		assertThat(this.api.get("/swagger-ui/index.html").status()).isEqualTo(200);
+		assertThat(docs.json().get("servers").get(0).get("url").asString()).endsWith(":" + this.port);
+		assertThat(this.management.get("/actuator/swagger-ui/index.html").status()).isEqualTo(200);
+		assertThat(this.api.get("/actuator/openapi").status()).isEqualTo(404);
+		assertThat(this.api.get("/actuator/health").status()).isEqualTo(404);
 	}
 
 	@Test
 	void healthShowsEveryNodeAndMetricsShowBothPools() {
-		JsonNode nodes = this.api.get("/actuator/health").json().get("components").get("nodes");
+		JsonNode nodes = this.management.get("/actuator/health").json().get("components").get("nodes");
 		assertThat(nodes.get("status").asString()).isEqualTo("UP");
 		List<String> roles = new ArrayList<>();
 		nodes.get("details").get("nodes").forEach((node) -> roles.add(node.get("role").asString()));
 		assertThat(roles).containsExactlyInAnyOrder("primary", "replica", "replica");
-		String metrics = this.api.get("/actuator/prometheus").body();
+		String metrics = this.management.get("/actuator/prometheus").body();
 		assertThat(metrics).contains("hikaricp_connections_active{pool=\"primary\"}",
 				"hikaricp_connections_active{pool=\"replicas\"}", "http_server_requests_seconds_bucket");
 	}

@@ -90,7 +90,7 @@ public final class CpuSampler {
 			this.actuator = null;
 		}
 		else {
-			this.actuator = new ActuatorCpu(settings.baseUrl());
+			this.actuator = new ActuatorCpu(settings.managementUrl());
 			this.sources.put(Series.SERVICE, "actuator");
 		}
 	}
@@ -310,15 +310,19 @@ public final class CpuSampler {
 	 * Where to look and where to write.
 	 *
 	 * @param baseUrl the service's base URL; its port finds the service's process
+	 * @param managementUrl the service's Actuator base URL (its management port), asked
+	 * for the service's CPU when the process is not on this machine
 	 * @param clusterDir the directory holding the {@code primary}, {@code replica1} and
 	 * {@code replica2} data directories
 	 * @param outputDir where {@link CpuSampler#stop()} writes its files
 	 * @param name the run's name, which starts every file name
 	 */
-	public record Settings(String baseUrl, Path clusterDir, Path outputDir, String name) {
+	public record Settings(String baseUrl, String managementUrl, Path clusterDir, Path outputDir, String name) {
 
 		public Settings {
 			Objects.requireNonNull(baseUrl, "baseUrl");
+			Objects.requireNonNull(managementUrl, "managementUrl");
+			URI.create(managementUrl);
 			Objects.requireNonNull(clusterDir, "clusterDir");
 			Objects.requireNonNull(outputDir, "outputDir");
 			Objects.requireNonNull(name, "name");
@@ -330,16 +334,24 @@ public final class CpuSampler {
 
 		/**
 		 * Settings from {@code -DbaseUrl} (default {@code http://127.0.0.1:8080}),
-		 * {@code -DclusterDir} (default {@code .data/cluster}) and {@code -DmonitorDir}
-		 * (default {@code target/gatling/monitor}); relative paths are resolved against
-		 * the working directory.
+		 * {@code -DmanagementUrl} (default: the base URL's host on port 8081, the
+		 * service's default management port), {@code -DclusterDir} (default
+		 * {@code .data/cluster}) and {@code -DmonitorDir} (default
+		 * {@code target/gatling/monitor}); relative paths are resolved against the
+		 * working directory.
 		 * @param name the run's name, which starts every file name
 		 * @return the settings
 		 */
 		public static Settings fromSystemProperties(String name) {
-			return new Settings(System.getProperty("baseUrl", "http://127.0.0.1:8080"),
+			String baseUrl = System.getProperty("baseUrl", "http://127.0.0.1:8080");
+			return new Settings(baseUrl, System.getProperty("managementUrl", defaultManagementUrl(baseUrl)),
 					Path.of(System.getProperty("clusterDir", ".data/cluster")),
 					Path.of(System.getProperty("monitorDir", "target/gatling/monitor")), name);
+		}
+
+		private static String defaultManagementUrl(String baseUrl) {
+			URI uri = URI.create(baseUrl);
+			return uri.getScheme() + "://" + uri.getHost() + ":8081";
 		}
 
 	}

@@ -44,8 +44,8 @@ class CpuSamplerTests {
 			// A live fake postmaster, a node without postmaster.pid and a stale one.
 			writePid(cluster.resolve("primary"), postmaster.pid());
 			writePid(cluster.resolve("replica2"), gone.pid());
-			Settings settings = new Settings("http://127.0.0.1:" + service.getLocalPort(), cluster,
-					this.dir.resolve("out"), "self test");
+			Settings settings = new Settings("http://127.0.0.1:" + service.getLocalPort(), "http://127.0.0.1:1",
+					cluster, this.dir.resolve("out"), "self test");
 			CpuSampler sampler = CpuSampler.start(settings);
 			busy(2300);
 			Result result = sampler.stop();
