@@ -1,5 +1,7 @@
 -- wrk script: GET /user/{id} for ids drawn at random from the seeded ids file.
--- IDS_FILE (default .data/user-ids.csv) is read once per thread.
+-- IDS_FILE (default .data/user-ids.csv) is read once per thread. With PAUSE_MS set, each
+-- connection waits that long after every response: a steady, light load whose latency can
+-- be compared with and without something else running (bench/registration.sh).
 local ids = {}
 
 function init(args)
@@ -13,6 +15,13 @@ function init(args)
     error("no ids in " .. path .. ": seed first")
   end
   math.randomseed(os.time() + tonumber(tostring({}):sub(8), 16) % 100000)
+end
+
+local pause = tonumber(os.getenv("PAUSE_MS") or "")
+if pause then
+  function delay()
+    return pause
+  end
 end
 
 function request()
