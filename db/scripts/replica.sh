@@ -36,6 +36,11 @@ log() {
 	printf '%s replica.sh %s: %s\n' "$(date -u '+%Y-%m-%d %H:%M:%S UTC')" "$REPLICA_NAME" "$*" >&2
 }
 
+# The image's default command; whatever follows it is for postgres too.
+if [ "${1:-}" = postgres ]; then
+	shift
+fi
+
 # PostgreSQL refuses to run as root. The image starts containers as root: hand the
 # directories to postgres and continue as postgres, as the image's own entrypoint does.
 if [ "$(id -u)" = 0 ]; then
