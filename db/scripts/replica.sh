@@ -59,6 +59,28 @@ escaped_password=$(printf '%s' "$REPLICATION_PASSWORD" | sed 's/[\\:]/\\&/g')
 (umask 077 && printf '*:*:*:%s:%s\n' "$escaped_user" "$escaped_password" > "$passfile")
 export PGPASSFILE=$passfile PGCONNECT_TIMEOUT=5
 
+# Until postgres replaces this script, a stop request (docker stop sends SIGINT) must end
+# it at once. As a container's PID 1, bash would ignore signals it does not trap, and it runs
+# a trap only once a foreground command returns: commands run in the background and are
+# waited for, which a trapped signal interrupts.
+child=
+on_stop() {
+	log "stop requested before the standby started"
+	if [ -n "$child" ]; then
+		kill "$child" 2>/dev/null || true
+	fi
+	exit 143
+}
+trap on_stop INT TERM
+interruptible() {
+	"$@" &
+	child=$!
+	local status=0
+	wait "$child" || status=$?
+	child=
+	return "$status"
+}
+
 bootstrap() {
 	local staging="$PGDATA.bootstrap" started=$SECONDS attempt=0
 	if [ -d "$PGDATA" ] && [ -n "$(ls -A "$PGDATA")" ]; then
@@ -68,8 +90,8 @@ bootstrap() {
 	while true; do
 		attempt=$((attempt + 1))
 		rm -rf "$staging"
-		if pg_isready -q -h "$primary_host" -p "$primary_port" -t 5 \
-			&& pg_basebackup -h "$primary_host" -p "$primary_port" -U "$replication_user" -w \
+		if interruptible pg_isready -q -h "$primary_host" -p "$primary_port" -t 5 \
+			&& interruptible pg_basebackup -h "$primary_host" -p "$primary_port" -U "$replication_user" -w \
 				-D "$staging" -X stream -S "$REPLICA_NAME" -c fast; then
 			break
 		fi
@@ -79,7 +101,7 @@ bootstrap() {
 			exit 1
 		fi
 		log "primary $primary_host:$primary_port not ready for a base backup (attempt $attempt); retrying in ${retry_seconds}s"
-		sleep "$retry_seconds"
+		interruptible sleep "$retry_seconds"
 	done
 	touch "$staging/standby.signal"
 	# The complete copy appears under PGDATA in one rename: a container killed halfway leaves
@@ -105,4 +127,5 @@ if [ -f "$PGDATA/standby.signal" ]; then
 else
 	log "no standby.signal in $PGDATA: this node was promoted, starting it as a primary"
 fi
+trap - INT TERM
 exec postgres -D "$PGDATA" -c "cluster_name=$REPLICA_NAME" "$@"

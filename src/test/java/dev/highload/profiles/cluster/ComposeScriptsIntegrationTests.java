@@ -126,6 +126,19 @@ class ComposeScriptsIntegrationTests {
 		assertThat(log.split("starting as a standby", -1)).as("two starts").hasSize(3);
 	}
 
+	@Test
+	@Timeout(value = 1, unit = TimeUnit.MINUTES)
+	void aReplicaWaitingForThePrimaryStopsAtOnce() throws Exception {
+		Process replica = startReplica("replica1", PRIMARY_PORT + 1);
+		awaitLog("replica1", "not ready for a base backup (attempt 1)");
+		long start = System.nanoTime();
+		PostgresNode.signal(replica.pid(), "TERM");
+		assertThat(replica.waitFor(10, TimeUnit.SECONDS)).as("stopped within 10 s").isTrue();
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+		assertThat(Files.readString(logFile("replica1"))).contains("stop requested before the standby started");
+		assertThat(dataDir("replica1")).doesNotExist();
+	}
+
 	/**
 	 * What the image's entrypoint does with an empty data directory, around the script it
 	 * finds in /docker-entrypoint-initdb.d.
@@ -218,16 +231,21 @@ class ComposeScriptsIntegrationTests {
 		return process.exitValue();
 	}
 
-	/** Fast shutdown of the process and whatever it started, by pid. */
+	/**
+	 * Stops a node by its pid: a postmaster with SIGINT (fast shutdown), the replica
+	 * script still waiting for the primary with SIGTERM, which it traps (SIGINT may be
+	 * ignored in a test JVM's children, and then cannot be trapped).
+	 */
 	private static void stop(Process process) throws InterruptedException {
-		List<ProcessHandle> children = process.descendants().toList();
-		if (process.isAlive()) {
-			PostgresNode.signal(process.pid(), "INT");
-			if (!process.waitFor(30, TimeUnit.SECONDS)) {
-				process.destroyForcibly().waitFor();
-			}
+		if (!process.isAlive()) {
+			return;
 		}
-		children.forEach(ProcessHandle::destroyForcibly);
+		boolean postmaster = process.info().command().map((command) -> command.endsWith("/postgres")).orElse(false);
+		PostgresNode.signal(process.pid(), postmaster ? "INT" : "TERM");
+		if (!process.waitFor(30, TimeUnit.SECONDS)) {
+			process.descendants().forEach(ProcessHandle::destroyForcibly);
+			process.destroyForcibly().waitFor();
+		}
 	}
 
 	private List<String> awaitStreaming(int replicas) throws Exception {
@@ -241,6 +259,10 @@ class ComposeScriptsIntegrationTests {
 				while (rs.next()) {
 					rows.add(rs.getString(1) + " " + rs.getString(2) + " " + rs.getString(3));
 				}
+			}
+			catch (SQLException ex) {
+				// The primary may not accept connections yet.
+				rows.add(ex.getMessage());
 			}
 			if ((rows.size() == replicas && rows.stream().allMatch((row) -> row.contains(" streaming ")))
 					|| System.nanoTime() > deadline) {
