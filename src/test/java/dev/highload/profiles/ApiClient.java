@@ -28,7 +28,11 @@ public final class ApiClient {
 	private final String base;
 
 	public ApiClient(int port) {
-		this.base = "http://127.0.0.1:" + port;
+		this("127.0.0.1", port);
+	}
+
+	public ApiClient(String host, int port) {
+		this.base = "http://" + host + ":" + port;
 	}
 
 	public Response get(String path, String... headers) {

@@ -28,11 +28,13 @@ import dev.highload.profiles.gatling.monitor.ProcFs.Snapshot;
  * PostgreSQL node of the local cluster (its postmaster and all its descendants) and the
  * load generator's own JVM, in % of one core: two busy cores are 200 %.
  * <p>
- * Processes are found without pids typed by hand: the service is whatever listens on the
- * base URL's port, each node is named by its {@code postmaster.pid}, re-read every second
- * so that a restarted node is followed. When the service is not on this machine, its CPU
- * comes from its Actuator instead. {@link #stop()} writes a CSV, a PNG chart and an HTML
- * report into the output directory. <pre class="code">
+ * Processes are found without pids typed by hand: the service is the Java process that
+ * listens on the base URL's port, or else a Java process whose command line names the
+ * service (a container's JVM behind a port Docker publishes); each node is named by its
+ * {@code postmaster.pid}, re-read every second so that a restarted node is followed. When
+ * the service is not found on this machine, its CPU comes from its Actuator instead.
+ * {@link #stop()} writes a CSV, a PNG chart and an HTML report into the output directory.
+ * <pre class="code">
  * CpuSampler sampler = CpuSampler.start(CpuSampler.Settings.fromSystemProperties("get-user"));
  * // ... the load ...
  * System.out.println(sampler.stop().summary());
@@ -236,6 +238,12 @@ public final class CpuSampler {
 	private boolean findService(Snapshot now) {
 		OptionalLong pid = ProcFs.listeningPid(this.servicePort);
 		String how = "listening on port " + this.servicePort;
+		// A port published by Docker is held by docker-proxy, not by the service: only a
+		// Java process is taken for the service. A container's JVM still shows in this
+		// machine's /proc, and is found by its command line.
+		if (pid.isPresent() && !ProcFs.isJavaProcess(pid.getAsLong())) {
+			pid = OptionalLong.empty();
+		}
 		if (pid.isEmpty()) {
 			pid = ProcFs.javaProcessWithCommandLine(SERVICE_MARKERS);
 			how = "by command line";

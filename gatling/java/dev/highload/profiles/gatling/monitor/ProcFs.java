@@ -302,6 +302,12 @@ final class ProcFs {
 		}
 	}
 
+	/** Whether the process runs a {@code java} executable. */
+	static boolean isJavaProcess(long pid) {
+		List<String> args = commandLine(pid);
+		return !args.isEmpty() && isJava(args.get(0));
+	}
+
 	private static boolean isJava(String executable) {
 		return executable.substring(executable.lastIndexOf('/') + 1).equals("java");
 	}

@@ -14,8 +14,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 import dev.highload.profiles.ApiClient;
+import dev.highload.profiles.ClusterNodes;
 import dev.highload.profiles.IntegrationTest;
-import dev.highload.profiles.cluster.EmbeddedCluster;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -47,7 +47,7 @@ class RoutingIntegrationTests {
 	int port;
 
 	@Autowired
-	EmbeddedCluster cluster;
+	ClusterNodes cluster;
 
 	@Autowired
 	MeterRegistry meterRegistry;

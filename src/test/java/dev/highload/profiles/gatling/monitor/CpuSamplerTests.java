@@ -1,7 +1,9 @@
 package dev.highload.profiles.gatling.monitor;
 
 import java.awt.image.BufferedImage;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -112,6 +114,31 @@ class CpuSamplerTests {
 				ServerSocket loopback = new ServerSocket(0, 50, InetAddress.getByName("127.0.0.1"))) {
 			assertThat(ProcFs.listeningPid(any.getLocalPort())).hasValue(SELF);
 			assertThat(ProcFs.listeningPid(loopback.getLocalPort())).hasValue(SELF);
+		}
+	}
+
+	@Test
+	void aListenerThatIsNoJavaProcessIsNotTakenForTheService() throws Exception {
+		// As docker-proxy holds a port that Docker publishes for a container.
+		Process python = new ProcessBuilder("python3", "-c",
+				"import socket, time\n" + "s = socket.socket()\n" + "s.bind(('127.0.0.1', 0))\n" + "s.listen()\n"
+						+ "print(s.getsockname()[1], flush=True)\n" + "time.sleep(30)\n")
+			.redirectErrorStream(true)
+			.start();
+		try {
+			int port = Integer
+				.parseInt(new BufferedReader(new InputStreamReader(python.getInputStream(), StandardCharsets.US_ASCII))
+					.readLine()
+					.trim());
+			assertThat(ProcFs.listeningPid(port)).hasValue(python.pid());
+			assertThat(ProcFs.isJavaProcess(python.pid())).isFalse();
+			assertThat(ProcFs.isJavaProcess(SELF)).isTrue();
+			CpuSampler sampler = CpuSampler.start(new Settings("http://127.0.0.1:" + port, this.dir.resolve("cluster"),
+					this.dir.resolve("out"), "proxy"));
+			assertThat(sampler.stop().stats(Series.SERVICE).source()).doesNotContain("pid " + python.pid());
+		}
+		finally {
+			python.destroyForcibly().waitFor();
 		}
 	}
 

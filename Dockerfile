@@ -1,0 +1,30 @@
+# The service's image: built with the Maven wrapper in a JDK image, run on a JRE image as
+# an unprivileged user. It holds no password or key: docker-compose.yml passes them as
+# environment variables (APP_DB_PASSWORD, APP_AUTH_TOKEN_SECRET, ...).
+
+FROM eclipse-temurin:17-jdk-noble AS build
+WORKDIR /build
+# Dependencies first, in a layer of their own that a source change does not invalidate.
+COPY .mvn/ .mvn/
+COPY mvnw pom.xml ./
+RUN ./mvnw -B -ntp -q dependency:go-offline
+COPY src/main/ src/main/
+COPY db/migration/ db/migration/
+# The tests run in ./mvnw verify, on a real cluster, not in an image build.
+RUN ./mvnw -B -ntp -q package -Dmaven.test.skip=true -Dspring-javaformat.validate.skip=true \
+	&& cp target/user-profiles-*.jar /build/user-profiles.jar
+
+FROM eclipse-temurin:17-jre-noble
+RUN groupadd --system --gid 10001 app \
+	&& useradd --system --uid 10001 --gid app --home-dir /app --no-create-home --shell /usr/sbin/nologin app
+WORKDIR /app
+COPY --from=build /build/user-profiles.jar /app/user-profiles.jar
+USER 10001:10001
+EXPOSE 8080
+# bash's /dev/tcp instead of curl or wget: the JRE image need not ship either.
+HEALTHCHECK --interval=5s --timeout=3s --start-period=90s --retries=3 \
+	CMD ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/${SERVER_PORT:-8080} && printf 'GET /actuator/health/readiness HTTP/1.0\\r\\nHost: localhost\\r\\n\\r\\n' >&3 && head -n 1 <&3 | grep -q ' 200 '"]
+# The heap follows the container's memory limit; an OutOfMemoryError ends the JVM, so that
+# Docker restarts it instead of leaving it half-alive. Add flags with JAVA_TOOL_OPTIONS.
+# The jar's name is what the Gatling CPU sampler looks for on the command line.
+ENTRYPOINT ["java", "-XX:MaxRAMPercentage=75", "-XX:+ExitOnOutOfMemoryError", "-jar", "/app/user-profiles.jar"]

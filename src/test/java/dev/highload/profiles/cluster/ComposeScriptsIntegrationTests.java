@@ -1,0 +1,338 @@
+package dev.highload.profiles.cluster;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The scripts that docker-compose.yml relies on (db/scripts), run against real PostgreSQL
+ * server binaries on this machine, so that they cannot rot where no Docker runs.
+ * <p>
+ * The binaries are Debian's postgresql-15, which .ci/run installs: the compose cluster
+ * runs 18, but the embedded cluster's 18 has no pg_basebackup, and pg_basebackup 15
+ * cannot clone an 18 server, so this test uses 15 throughout. The primary is prepared the
+ * way the official image's entrypoint prepares it: initdb, the entrypoint's
+ * {@code host all all all} line in pg_hba.conf, a server on the Unix socket only that
+ * runs init-primary.sh, then the real start. Every process runs unprivileged
+ * ({@link Privileges}) on ports 45432-45434 and is stopped by its pid.
+ */
+class ComposeScriptsIntegrationTests {
+
+	private static final Path BIN = Path.of(System.getProperty("it.pg15.bin", "/usr/lib/postgresql/15/bin"));
+
+	private static final Path BASE = Path.of("target/compose-scripts").toAbsolutePath();
+
+	private static final Path SCRIPTS = Path.of("db/scripts").toAbsolutePath();
+
+	private static final int PRIMARY_PORT = 45432;
+
+	private static final String SUPERUSER_PASSWORD = "test-superuser";
+
+	/** Characters that need quoting in SQL and escaping in a .pgpass file. */
+	private static final String REPLICATION_PASSWORD = "repl:pass\\'word";
+
+	private static final String APP_PASSWORD = "app-password";
+
+	private static final Duration TIMEOUT = Duration.ofSeconds(60);
+
+	private final List<Process> processes = new ArrayList<>();
+
+	private Path sockets;
+
+	@BeforeEach
+	void prepare() throws IOException {
+		assumeTrue(Files.isExecutable(BIN.resolve("pg_basebackup")) && Files.isExecutable(BIN.resolve("postgres")),
+				"PostgreSQL 15 server binaries not found in " + BIN
+						+ ": install Debian's postgresql-15 (.ci/run does) or point -Dit.pg15.bin at a bin directory");
+		FileTrees.delete(BASE);
+		Files.createDirectories(BASE);
+		// Short: a Unix socket path has at most 107 bytes.
+		this.sockets = Files.createTempDirectory("compose-scripts-");
+	}
+
+	@AfterEach
+	void stopEverything() throws Exception {
+		for (Process process : this.processes) {
+			stop(process);
+		}
+		if (this.sockets != null) {
+			FileTrees.delete(this.sockets);
+		}
+	}
+
+	@Test
+	@Timeout(value = 3, unit = TimeUnit.MINUTES)
+	void replicasWaitForThePrimaryCloneItStreamAsQuorumAndRestartFromTheirData() throws Exception {
+		Process replica1 = startReplica("replica1", PRIMARY_PORT + 1);
+		awaitLog("replica1", "not ready for a base backup (attempt 3)");
+		assertThat(replica1.isAlive()).as("replica1 keeps retrying while there is no primary").isTrue();
+
+		initPrimary();
+		startPrimary();
+		startReplica("replica2", PRIMARY_PORT + 2);
+
+		assertThat(awaitStreaming(2)).containsExactly("replica1 streaming quorum", "replica2 streaming quorum");
+		assertThat(query(PRIMARY_PORT,
+				"SELECT current_setting('synchronous_standby_names') || ' '"
+						+ "|| current_setting('synchronous_commit')"))
+			.isEqualTo("ANY 1 (replica1, replica2) remote_apply");
+		assertThat(query(PRIMARY_PORT,
+				"SELECT string_agg(DISTINCT address, ',' ORDER BY address) FROM pg_hba_file_rules "
+						+ "WHERE type = 'host'"))
+			.as("TCP clients only from the allowed network")
+			.isEqualTo("127.0.0.1,::1");
+		assertThat(healthcheck("primary", PRIMARY_PORT)).isZero();
+		assertThat(healthcheck("replica", PRIMARY_PORT)).as("the primary is no replica").isNotZero();
+		for (int port : List.of(PRIMARY_PORT + 1, PRIMARY_PORT + 2)) {
+			assertThat(healthcheck("replica", port)).as("replica on port " + port).isZero();
+			assertThat(awaitQuery(port, "profiles", "SELECT count(*) >= 0 FROM pg_stat_statements")).isEqualTo("t");
+		}
+
+		try (Connection c = connect(PRIMARY_PORT, "profiles", "profiles", APP_PASSWORD);
+				Statement s = c.createStatement()) {
+			s.execute("CREATE TABLE note (text text)");
+			s.execute("INSERT INTO note VALUES ('written on the primary')");
+		}
+		for (int port : List.of(PRIMARY_PORT + 1, PRIMARY_PORT + 2)) {
+			assertThat(awaitQuery(port, "profiles", "SELECT text FROM note")).isEqualTo("written on the primary");
+		}
+
+		stop(replica1);
+		startReplica("replica1", PRIMARY_PORT + 1);
+		assertThat(awaitStreaming(2)).containsExactly("replica1 streaming quorum", "replica2 streaming quorum");
+		String log = Files.readString(logFile("replica1"));
+		assertThat(log).containsOnlyOnce("cloned from").contains("replica1: starting as a standby");
+		assertThat(log.split("starting as a standby", -1)).as("two starts").hasSize(3);
+	}
+
+	@Test
+	@Timeout(value = 1, unit = TimeUnit.MINUTES)
+	void aReplicaWaitingForThePrimaryStopsAtOnce() throws Exception {
+		Process replica = startReplica("replica1", PRIMARY_PORT + 1);
+		awaitLog("replica1", "not ready for a base backup (attempt 1)");
+		long start = System.nanoTime();
+		PostgresNode.signal(replica.pid(), "TERM");
+		assertThat(replica.waitFor(10, TimeUnit.SECONDS)).as("stopped within 10 s").isTrue();
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+		assertThat(Files.readString(logFile("replica1"))).contains("stop requested before the standby started");
+		assertThat(dataDir("replica1")).doesNotExist();
+	}
+
+	/**
+	 * What the image's entrypoint does with an empty data directory, around the script it
+	 * finds in /docker-entrypoint-initdb.d.
+	 */
+	private void initPrimary() throws Exception {
+		Path data = dataDir("primary");
+		Path passwordFile = BASE.resolve("superuser-password");
+		Files.writeString(passwordFile, SUPERUSER_PASSWORD + "\n");
+		run("primary", BIN.resolve("initdb").toString(), "-D", data.toString(), "-U", "postgres",
+				"--pwfile=" + passwordFile, "--encoding=UTF8", "--locale=C.UTF-8");
+		Files.writeString(data.resolve("pg_hba.conf"), "\nhost all all all scram-sha-256\n",
+				java.nio.file.StandardOpenOption.APPEND);
+		run("primary", BIN.resolve("pg_ctl").toString(), "-D", data.toString(), "-w", "-t", "60", "-o",
+				"-c listen_addresses='' -p " + PRIMARY_PORT + " -c unix_socket_directories=" + this.sockets, "start");
+		try {
+			Map<String, String> env = new HashMap<>();
+			env.put("PGDATA", data.toString());
+			env.put("PGHOST", this.sockets.toString());
+			env.put("PGPORT", Integer.toString(PRIMARY_PORT));
+			env.put("POSTGRES_USER", "postgres");
+			env.put("APP_DB_PASSWORD", APP_PASSWORD);
+			env.put("REPLICATION_PASSWORD", REPLICATION_PASSWORD);
+			env.put("DB_ALLOWED_CIDR", "127.0.0.1/32");
+			env.put("CLUSTER_CONF", Path.of("db/postgresql/cluster.conf").toAbsolutePath().toString());
+			run("primary", env, "bash", SCRIPTS.resolve("init-primary.sh").toString());
+		}
+		finally {
+			run("primary", BIN.resolve("pg_ctl").toString(), "-D", data.toString(), "-w", "-m", "fast", "stop");
+		}
+	}
+
+	private void startPrimary() throws IOException {
+		start("primary", Map.of(), BIN.resolve("postgres").toString(), "-D", dataDir("primary").toString(), "-c",
+				"cluster_name=primary", "-c", "port=" + PRIMARY_PORT);
+	}
+
+	private Process startReplica(String name, int port) throws IOException {
+		Map<String, String> env = new HashMap<>();
+		env.put("PGDATA", dataDir(name).toString());
+		env.put("REPLICA_NAME", name);
+		env.put("REPLICATION_PASSWORD", REPLICATION_PASSWORD);
+		env.put("PRIMARY_HOST", "127.0.0.1");
+		env.put("PRIMARY_PORT", Integer.toString(PRIMARY_PORT));
+		env.put("REPLICATION_PASSFILE", BASE.resolve(name + ".pgpass").toString());
+		env.put("RETRY_SECONDS", "0.3");
+		env.put("BOOTSTRAP_TIMEOUT", Long.toString(TIMEOUT.toSeconds()));
+		return start(name, env, "bash", SCRIPTS.resolve("replica.sh").toString(), "-c", "port=" + port);
+	}
+
+	/** Settings of this test's nodes, after whatever the script passes. */
+	private Process start(String name, Map<String, String> env, String... command) throws IOException {
+		List<String> line = new ArrayList<>(List.of(command));
+		line.addAll(List.of("-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=" + this.sockets, "-c",
+				"shared_buffers=32MB"));
+		Process process = builder(name, env, line).start();
+		this.processes.add(process);
+		return process;
+	}
+
+	private void run(String name, String... command) throws Exception {
+		run(name, Map.of(), command);
+	}
+
+	private void run(String name, Map<String, String> env, String... command) throws Exception {
+		Process process = builder(name, env, List.of(command)).start();
+		if (!process.waitFor(TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+			stop(process);
+			throw new AssertionError("Timed out: " + List.of(command) + "\n" + tail(name));
+		}
+		assertThat(process.exitValue()).as(List.of(command) + "\n" + tail(name)).isZero();
+	}
+
+	private ProcessBuilder builder(String name, Map<String, String> env, List<String> command) {
+		ProcessBuilder builder = new ProcessBuilder(Privileges.unprivileged(command)).redirectErrorStream(true)
+			.redirectOutput(ProcessBuilder.Redirect.appendTo(logFile(name).toFile()));
+		// Nothing of the caller's libpq settings may leak into the scripts.
+		builder.environment().keySet().removeIf((key) -> key.startsWith("PG"));
+		builder.environment().put("PATH", BIN + ":" + System.getenv("PATH"));
+		builder.environment().put("LC_MESSAGES", "C");
+		builder.environment().putAll(env);
+		return builder;
+	}
+
+	private int healthcheck(String role, int port) throws Exception {
+		Process process = builder("healthcheck",
+				Map.of("PGHOST", this.sockets.toString(), "PGPORT", Integer.toString(port)),
+				List.of("bash", SCRIPTS.resolve("healthcheck.sh").toString(), role))
+			.start();
+		assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+		return process.exitValue();
+	}
+
+	/**
+	 * Stops a node by its pid: a postmaster with SIGINT (fast shutdown), the replica
+	 * script still waiting for the primary with SIGTERM, which it traps (SIGINT may be
+	 * ignored in a test JVM's children, and then cannot be trapped).
+	 */
+	private static void stop(Process process) throws InterruptedException {
+		if (!process.isAlive()) {
+			return;
+		}
+		boolean postmaster = process.info().command().map((command) -> command.endsWith("/postgres")).orElse(false);
+		PostgresNode.signal(process.pid(), postmaster ? "INT" : "TERM");
+		if (!process.waitFor(30, TimeUnit.SECONDS)) {
+			process.descendants().forEach(ProcessHandle::destroyForcibly);
+			process.destroyForcibly().waitFor();
+		}
+	}
+
+	private List<String> awaitStreaming(int replicas) throws Exception {
+		long deadline = System.nanoTime() + TIMEOUT.toNanos();
+		while (true) {
+			List<String> rows = new ArrayList<>();
+			try (Connection c = connect(PRIMARY_PORT, "postgres", "postgres", SUPERUSER_PASSWORD);
+					Statement s = c.createStatement();
+					ResultSet rs = s.executeQuery("SELECT application_name, state, sync_state "
+							+ "FROM pg_stat_replication ORDER BY application_name")) {
+				while (rs.next()) {
+					rows.add(rs.getString(1) + " " + rs.getString(2) + " " + rs.getString(3));
+				}
+			}
+			catch (SQLException ex) {
+				// The primary may not accept connections yet.
+				rows.add(ex.getMessage());
+			}
+			if ((rows.size() == replicas && rows.stream().allMatch((row) -> row.contains(" streaming ")))
+					|| System.nanoTime() > deadline) {
+				return rows;
+			}
+			Thread.sleep(200);
+		}
+	}
+
+	private void awaitLog(String name, String text) throws Exception {
+		long deadline = System.nanoTime() + TIMEOUT.toNanos();
+		while (!Files.exists(logFile(name)) || !Files.readString(logFile(name)).contains(text)) {
+			assertThat(System.nanoTime()).as("'" + text + "' in the log of " + name + ":\n" + tail(name))
+				.isLessThan(deadline);
+			Thread.sleep(100);
+		}
+	}
+
+	private String awaitQuery(int port, String database, String sql) throws Exception {
+		long deadline = System.nanoTime() + TIMEOUT.toNanos();
+		while (true) {
+			try (Connection c = connect(port, database, "postgres", SUPERUSER_PASSWORD)) {
+				return query(c, sql);
+			}
+			catch (SQLException ex) {
+				if (System.nanoTime() > deadline) {
+					throw ex;
+				}
+				Thread.sleep(100);
+			}
+		}
+	}
+
+	private static String query(int port, String sql) throws SQLException {
+		try (Connection c = connect(port, "postgres", "postgres", SUPERUSER_PASSWORD)) {
+			return query(c, sql);
+		}
+	}
+
+	private static String query(Connection c, String sql) throws SQLException {
+		try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+			rs.next();
+			return rs.getString(1);
+		}
+	}
+
+	private static Connection connect(int port, String database, String user, String password) throws SQLException {
+		Properties properties = new Properties();
+		properties.setProperty("user", user);
+		properties.setProperty("password", password);
+		properties.setProperty("connectTimeout", "5");
+		properties.setProperty("socketTimeout", "30");
+		return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/" + database, properties);
+	}
+
+	private static Path dataDir(String name) {
+		return BASE.resolve(name).resolve("data");
+	}
+
+	private static Path logFile(String name) {
+		return BASE.resolve(name + ".log");
+	}
+
+	private static String tail(String name) throws IOException {
+		Path log = logFile(name);
+		if (!Files.exists(log)) {
+			return "(no log)";
+		}
+		List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+		return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
+	}
+
+}
