@@ -75,6 +75,7 @@ class ComposeDeploymentIntegrationTests {
 		superuserPassword = setting("POSTGRES_PASSWORD");
 		compose = new ComposeContainer(new File("docker-compose.yml")).withBuild(true)
 			.withEnv("APP_PORT", "0")
+			.withEnv("MANAGEMENT_PORT", "0")
 			.withEnv("NETWORK_SUBNET", System.getProperty("it.compose.subnet", "172.28.201.0/24"))
 			.withExposedService("app", APP_PORT, Wait.forHealthcheck())
 			.withStartupTimeout(Duration.ofMinutes(15));
