@@ -13,7 +13,6 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.jvm.ExecutorServiceMetrics;
 
 import org.springframework.beans.factory.DisposableBean;
-import org.springframework.security.crypto.argon2.Argon2PasswordEncoder;
 import org.springframework.stereotype.Component;
 
 /**
@@ -33,8 +32,7 @@ public class PasswordHasher implements DisposableBean {
 
 	private static final int ITERATIONS = 2;
 
-	private final Argon2PasswordEncoder encoder = new Argon2PasswordEncoder(SALT_BYTES, HASH_BYTES, 1, MEMORY_KIB,
-			ITERATIONS);
+	private final Argon2id encoder = new Argon2id(SALT_BYTES, HASH_BYTES, MEMORY_KIB, ITERATIONS);
 
 	private final ThreadPoolExecutor pool;
 
@@ -74,7 +72,7 @@ public class PasswordHasher implements DisposableBean {
 	 * @throws HashingOverloadedException if too many hashes are waiting already
 	 */
 	public String hash(String password) {
-		return await(submit(() -> this.hashTime.recordCallable(() -> this.encoder.encode(password))));
+		return await(submit(() -> this.hashTime.recordCallable(() -> this.encoder.hash(password))));
 	}
 
 	/**

@@ -133,8 +133,8 @@ class CpuSamplerTests {
 			assertThat(ProcFs.listeningPid(port)).hasValue(python.pid());
 			assertThat(ProcFs.isJavaProcess(python.pid())).isFalse();
 			assertThat(ProcFs.isJavaProcess(SELF)).isTrue();
-			CpuSampler sampler = CpuSampler.start(new Settings("http://127.0.0.1:" + port, "http://127.0.0.1:1", this.dir.resolve("cluster"),
-					this.dir.resolve("out"), "proxy"));
+			CpuSampler sampler = CpuSampler.start(new Settings("http://127.0.0.1:" + port, "http://127.0.0.1:1",
+					this.dir.resolve("cluster"), this.dir.resolve("out"), "proxy"));
 			assertThat(sampler.stop().stats(Series.SERVICE).source()).doesNotContain("pid " + python.pid());
 		}
 		finally {
