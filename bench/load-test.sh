@@ -22,6 +22,7 @@ DEFAULT_PROFILES=(
   "SearchUserSimulation:25000"
   "RegisterUserSimulation:6000"
   "MixedSimulation:250000"
+  "MixedSimulation:500000"
 )
 profiles=("$@")
 [ ${#profiles[@]} -gt 0 ] || profiles=("${DEFAULT_PROFILES[@]}")

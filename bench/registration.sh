@@ -73,6 +73,8 @@ log() { printf '[%s] %s\n' "$(date +%T)" "$*"; }
 
 CORES=$(metric system.cpu.count)
 CORES=${CORES%.*}
+HASH_THREADS=$(metric executor.pool.core name:password-hash)
+HASH_THREADS=${HASH_THREADS%.*}
 log "warm-up: ${WARMUP}s of registrations, ${WARMUP}s of reads"
 registrations "$REGISTER_CONNECTIONS" "$WARMUP" "$WORK/warm-register"
 reads "$WARMUP" "$WORK/warm-reads"
@@ -105,7 +107,7 @@ P99_RATIO=$(python3 -c "print(f'{$P99_STORM / $P99_ALONE:.2f}')")
 verdict() { python3 -c "print('PASS' if $1 else 'FAIL')"; }
 
 echo
-echo "cores (service):                 $CORES"
+echo "cores (service):                 $CORES, hashing threads $HASH_THREADS"
 echo "hash time, one at a time:        $HASH_MS ms  -> ceiling $CEILING registrations/s"
 echo "hash time during the storm:      $STORM_HASH_MS ms"
 echo "registrations during the storm:  $RATE /s ($storm_ok ok, $(field "$WORK/storm" non-2xx/3xx) not 2xx, p99 $(field "$WORK/storm" p99) ms)"
@@ -116,8 +118,8 @@ echo "read p99 storm / alone:          $P99_RATIO  (target <= 1.5: $(verdict "$P
 
 mkdir -p "$RESULTS_DIR"
 csv="$RESULTS_DIR/registration.csv"
-[[ -s $csv ]] || echo "timestamp,commit,cores,hash_ms,ceiling_per_s,storm_hash_ms,registrations_per_s,throughput_ratio,read_p99_alone_ms,read_p99_storm_ms,p99_ratio,register_connections,read_connections,pause_ms,duration_s" >"$csv"
+[[ -s $csv ]] || echo "timestamp,commit,cores,hash_threads,hash_ms,ceiling_per_s,storm_hash_ms,registrations_per_s,throughput_ratio,read_p99_alone_ms,read_p99_storm_ms,p99_ratio,register_connections,read_connections,pause_ms,duration_s" >"$csv"
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 git diff --quiet HEAD 2>/dev/null || commit="$commit-dirty"
-echo "$(date -u +%FT%TZ),$commit,$CORES,$HASH_MS,$CEILING,$STORM_HASH_MS,$RATE,$THROUGHPUT_RATIO,$P99_ALONE,$P99_STORM,$P99_RATIO,$REGISTER_CONNECTIONS,$READ_CONNECTIONS,$PAUSE_MS,$DURATION" >>"$csv"
+echo "$(date -u +%FT%TZ),$commit,$CORES,$HASH_THREADS,$HASH_MS,$CEILING,$STORM_HASH_MS,$RATE,$THROUGHPUT_RATIO,$P99_ALONE,$P99_STORM,$P99_RATIO,$REGISTER_CONNECTIONS,$READ_CONNECTIONS,$PAUSE_MS,$DURATION" >>"$csv"
 echo "appended to $csv"
