@@ -1,7 +1,6 @@
 package dev.highload.profiles.user;
 
 import java.sql.SQLException;
-import java.time.LocalDate;
 import java.util.List;
 import java.util.UUID;
 
@@ -78,7 +77,7 @@ class UserControllerTests {
 
 	@Test
 	void aSearchPassesItsPrefixesUntouched() {
-		UserProfile profile = new UserProfile(UUID.randomUUID(), "A%_\\", "B", LocalDate.of(1990, 1, 1), null, null);
+		UserProfile profile = new UserProfile(UUID.randomUUID().toString(), "A%_\\", "B", "1990-01-01", null, null);
 		given(this.users.search(new SearchQuery("A%_\\", "B", null, 100))).willReturn(List.of(profile));
 		assertThat(this.mvc.get().uri("/user/search?first_name={f}&last_name=B", "A%_\\")).hasStatus(200)
 			.bodyJson()
@@ -90,8 +89,8 @@ class UserControllerTests {
 	void aFullPageLinksTheNextOne() {
 		UUID last = UUID.randomUUID();
 		given(this.users.search(any()))
-			.willReturn(List.of(new UserProfile(UUID.randomUUID(), "A", "B", LocalDate.of(1990, 1, 1), null, null),
-					new UserProfile(last, "A", "B", LocalDate.of(1990, 1, 1), null, null)));
+			.willReturn(List.of(new UserProfile(UUID.randomUUID().toString(), "A", "B", "1990-01-01", null, null),
+					new UserProfile(last.toString(), "A", "B", "1990-01-01", null, null)));
 		assertThat(this.mvc.get().uri("/user/search?first_name=A&last_name=B&limit=2")).hasStatus(200)
 			.headers()
 			.hasValue("Link",
