@@ -6,7 +6,7 @@ import dev.highload.profiles.ApiClient;
 import dev.highload.profiles.IntegrationTest;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.boot.test.web.server.LocalManagementPort;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -16,12 +16,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 @IntegrationTest
 class ReplicationMetricsIntegrationTests {
 
-	@LocalServerPort
-	int port;
+	@LocalManagementPort
+	int managementPort;
 
 	@Test
 	void bothStandbysAreCountedAndTheirLagIsExported() throws InterruptedException {
-		ApiClient api = new ApiClient(this.port);
+		ApiClient api = new ApiClient(this.managementPort);
 		long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
 		String scrape = api.get("/actuator/prometheus").body();
 		while (!scrape.contains("profiles_replication_standbys 2.0") && System.nanoTime() < deadline) {
