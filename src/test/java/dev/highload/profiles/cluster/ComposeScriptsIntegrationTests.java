@@ -264,7 +264,12 @@ class ComposeScriptsIntegrationTests {
 				// The primary may not accept connections yet.
 				rows.add(ex.getMessage());
 			}
-			if ((rows.size() == replicas && rows.stream().allMatch((row) -> row.contains(" streaming ")))
+			// A new walsender shows "async" until its standby's first reply reports a
+			// flush
+			// position; only then does it count for the quorum. Wait for that, not just
+			// for
+			// "streaming".
+			if ((rows.size() == replicas && rows.stream().allMatch((row) -> row.endsWith(" streaming quorum")))
 					|| System.nanoTime() > deadline) {
 				return rows;
 			}
