@@ -49,6 +49,14 @@ public final class ApiClient {
 			.POST(HttpRequest.BodyPublishers.ofString(body)));
 	}
 
+	/** Posts the body without a Content-Length (chunked), as a streaming client would. */
+	public Response postChunked(String path, String body) {
+		byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+		return send(HttpRequest.newBuilder(URI.create(this.base + path))
+			.header("Content-Type", "application/json")
+			.POST(HttpRequest.BodyPublishers.ofInputStream(() -> new java.io.ByteArrayInputStream(bytes))));
+	}
+
 	public Response search(Map<String, String> parameters) {
 		String query = parameters.entrySet()
 			.stream()

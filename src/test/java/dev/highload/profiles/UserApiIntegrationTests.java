@@ -243,6 +243,25 @@ class UserApiIntegrationTests {
 	}
 
 	@Test
+	void bodiesAboveTheLimitGet413BeforeParsing() {
+		String tooLarge = ApiClient.toJson(Map.of("first_name", "Ivan", "second_name", "Petrov", "birthdate",
+				"1990-05-17", "password", "secret-password", "biography", "x".repeat(17 * 1024)));
+		for (ApiClient.Response response : List.of(this.api.post("/user/register", tooLarge),
+				this.api.postChunked("/user/register", tooLarge), this.api.post("/login", tooLarge),
+				this.api.postChunked("/login", tooLarge))) {
+			assertThat(response.status()).isEqualTo(413);
+			assertProblem(response);
+			assertThat(response.json().get("detail").asString())
+				.isEqualTo("The request body is larger than 16384 bytes");
+		}
+		// Under the limit, the body is parsed and validated as usual.
+		String underTheLimit = ApiClient.toJson(Map.of("first_name", "Ivan", "second_name", "Petrov", "birthdate",
+				"1990-05-17", "password", "secret-password", "biography", "x".repeat(15 * 1024)));
+		assertThat(fields(this.api.post("/user/register", underTheLimit))).containsExactly("biography");
+		assertThat(fields(this.api.postChunked("/user/register", underTheLimit))).containsExactly("biography");
+	}
+
+	@Test
 	void loginValidatesItsBody() {
 		ApiClient.Response response = this.api.post("/login", "{\"id\":\"nope\",\"password\":\"x\"}");
 		assertThat(response.status()).isEqualTo(400);

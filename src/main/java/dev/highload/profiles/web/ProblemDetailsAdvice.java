@@ -83,6 +83,14 @@ class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
 	@Override
 	protected ResponseEntity<Object> handleHttpMessageNotReadable(HttpMessageNotReadableException ex,
 			HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+		for (Throwable t = ex; t != null; t = t.getCause()) {
+			if (t instanceof RequestBodyLimitFilter.BodyTooLargeException tooLarge) {
+				ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONTENT_TOO_LARGE,
+						tooLarge.getMessage());
+				headers.set(HttpHeaders.CONNECTION, "close");
+				return handleExceptionInternal(ex, problem, headers, HttpStatus.CONTENT_TOO_LARGE, request);
+			}
+		}
 		String detail = "The request body is missing or is not valid JSON";
 		Throwable cause = ex.getCause();
 		if (cause instanceof UnrecognizedPropertyException unknown) {

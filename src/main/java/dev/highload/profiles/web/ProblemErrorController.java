@@ -30,6 +30,9 @@ class ProblemErrorController implements ErrorController {
 		if (uri != null) {
 			problem.setInstance(java.net.URI.create(uri.toString()));
 		}
+		if (request.getAttribute(RequestBodyLimitFilter.DETAIL_ATTRIBUTE) instanceof String detail) {
+			problem.setDetail(detail);
+		}
 		problem.setProperty("request_id", RequestIdFilter.of(request));
 		return ResponseEntity.status(status).contentType(MediaType.APPLICATION_PROBLEM_JSON).body(problem);
 	}

@@ -5,9 +5,11 @@ import java.util.List;
 import java.util.UUID;
 
 import dev.highload.profiles.auth.TokenService;
+import dev.highload.profiles.web.WebProperties;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.webmvc.test.autoconfigure.WebMvcTest;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.http.MediaType;
@@ -24,6 +26,8 @@ import static org.mockito.BDDMockito.given;
  * produces on demand.
  */
 @WebMvcTest(UserController.class)
+// The slice includes the web package's filters; the body-limit filter needs its settings.
+@EnableConfigurationProperties(WebProperties.class)
 class UserControllerTests {
 
 	@Autowired
