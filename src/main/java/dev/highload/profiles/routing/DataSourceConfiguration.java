@@ -6,6 +6,7 @@ import java.util.List;
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.boot.flyway.autoconfigure.FlywayDataSource;
 import org.springframework.context.annotation.Bean;
@@ -47,8 +48,9 @@ class DataSourceConfiguration {
 	@Bean
 	@Primary
 	DataSource dataSource(DatabaseProperties properties, HikariDataSource writeDataSource,
-			HikariDataSource readDataSource) {
-		LazyConnectionDataSourceProxy proxy = new LazyConnectionDataSourceProxy(writeDataSource);
+			HikariDataSource readDataSource, MeterRegistry meterRegistry) {
+		LazyConnectionDataSourceProxy proxy = new LazyConnectionDataSourceProxy(
+				new SynchronousCommitCheck(writeDataSource, meterRegistry));
 		// The pools' own defaults, so the proxy need not open a connection to learn them.
 		proxy.setDefaultAutoCommit(true);
 		proxy.setDefaultTransactionIsolation(java.sql.Connection.TRANSACTION_READ_COMMITTED);

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.highload.profiles.routing.UnconfirmedCommitException;
 import jakarta.servlet.http.HttpServletRequest;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -124,6 +125,16 @@ class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
 
 	@ExceptionHandler
 	ResponseEntity<Object> handleUnexpected(Exception ex, NativeWebRequest request) {
+		if (isUnconfirmedCommit(ex)) {
+			// Logged and counted where it was detected (routing.SynchronousCommitCheck).
+			ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
+					"The write reached the primary, but no replica confirmed it in time: its outcome is unknown. "
+							+ "Check whether it took effect before repeating it");
+			problem.setTitle("Outcome unknown");
+			HttpHeaders headers = new HttpHeaders();
+			headers.set(HttpHeaders.RETRY_AFTER, RETRY_AFTER_SECONDS);
+			return handleExceptionInternal(ex, problem, headers, HttpStatus.SERVICE_UNAVAILABLE, request);
+		}
 		if (isDatabaseUnavailable(ex)) {
 			log.warn("Database unavailable: {}", ex.toString());
 			ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
@@ -164,6 +175,15 @@ class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
 	/**
 	 * Connection failures, pool timeouts, shutdowns and read-only nodes: worth a retry.
 	 */
+	static boolean isUnconfirmedCommit(Throwable ex) {
+		for (Throwable t = ex; t != null; t = t.getCause()) {
+			if (t instanceof UnconfirmedCommitException) {
+				return true;
+			}
+		}
+		return false;
+	}
+
 	static boolean isDatabaseUnavailable(Throwable ex) {
 		for (Throwable t = ex; t != null; t = t.getCause()) {
 			if (t instanceof DataAccessResourceFailureException || t instanceof TransientDataAccessException

@@ -1,0 +1,131 @@
+package dev.highload.profiles.routing;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+import dev.highload.profiles.ApiClient;
+import dev.highload.profiles.ClusterNodes;
+import dev.highload.profiles.IntegrationTest;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A commit whose wait for the synchronous standbys is cancelled has happened on the
+ * primary, and PostgreSQL answers it with only a warning. The service must not answer 200
+ * for it.
+ */
+@IntegrationTest
+class UnconfirmedCommitIntegrationTests {
+
+	private static final String[] REPLICAS = { "replica1", "replica2" };
+
+	@LocalServerPort
+	int port;
+
+	@Autowired
+	ClusterNodes cluster;
+
+	@Autowired
+	MeterRegistry meterRegistry;
+
+	@Test
+	void aRegistrationWhoseSynchronousWaitIsCancelledIs503NotSuccess() throws Exception {
+		ApiClient api = new ApiClient(this.port);
+		String secondName = "Unconfirmed" + letters(ThreadLocalRandom.current().nextLong(Long.MAX_VALUE));
+		double before = unconfirmed();
+		// With replay paused on both replicas, no standby applies the commit: with
+		// remote_apply it waits until the wait is cancelled.
+		for (String replica : REPLICAS) {
+			execute(replica, "SELECT pg_wal_replay_pause()");
+		}
+		try {
+			CompletableFuture<ApiClient.Response> registration = CompletableFuture.supplyAsync(
+					() -> api.post("/user/register", ApiClient.registration("Ivan", secondName, "secret-password")));
+			int waiting = awaitSyncRepWaiter();
+			try (Connection c = this.cluster.connectAsSuperuser("primary", "postgres");
+					PreparedStatement s = c.prepareStatement("SELECT pg_cancel_backend(?)")) {
+				s.setInt(1, waiting);
+				s.execute();
+			}
+			ApiClient.Response response = registration.get(30, TimeUnit.SECONDS);
+
+			assertThat(response.status()).isEqualTo(503);
+			assertThat(response.headers().firstValue("Retry-After")).isPresent();
+			assertThat(response.json().get("title").asString()).isEqualTo("Outcome unknown");
+			assertThat(unconfirmed() - before).isEqualTo(1);
+			// Not a failure either: the row is there on the primary, committed locally.
+			assertThat(count("primary", secondName)).isEqualTo(1);
+		}
+		finally {
+			for (String replica : REPLICAS) {
+				execute(replica, "SELECT pg_wal_replay_resume()");
+			}
+		}
+		// Once a replica applies again, writes succeed as before.
+		UUID id = api.register("Ivan", secondName + "b", "secret-password");
+		assertThat(api.get("/user/" + id).status()).isEqualTo(200);
+	}
+
+	/** The pid of the service's backend waiting for synchronous replication. */
+	private int awaitSyncRepWaiter() throws SQLException, InterruptedException {
+		long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+		while (true) {
+			try (Connection c = this.cluster.connectAsSuperuser("primary", "postgres");
+					Statement s = c.createStatement();
+					ResultSet rs = s.executeQuery("SELECT pid FROM pg_stat_activity "
+							+ "WHERE wait_event = 'SyncRep' AND application_name = 'user-profiles'")) {
+				if (rs.next()) {
+					return rs.getInt(1);
+				}
+			}
+			assertThat(System.nanoTime()).as("a commit waiting for SyncRep").isLessThan(deadline);
+			Thread.sleep(20);
+		}
+	}
+
+	private long count(String node, String secondName) throws SQLException {
+		try (Connection c = this.cluster.connectAsSuperuser(node, "profiles");
+				PreparedStatement s = c.prepareStatement("SELECT count(*) FROM users WHERE second_name = ?")) {
+			s.setString(1, secondName);
+			try (ResultSet rs = s.executeQuery()) {
+				rs.next();
+				return rs.getLong(1);
+			}
+		}
+	}
+
+	/** A number in letters only, so that it fits the name rule. */
+	private static String letters(long n) {
+		StringBuilder s = new StringBuilder();
+		do {
+			s.append((char) ('a' + (n % 26)));
+			n /= 26;
+		}
+		while (n > 0);
+		return s.toString();
+	}
+
+	private double unconfirmed() {
+		return this.meterRegistry.get("profiles.commits.unconfirmed").counter().count();
+	}
+
+	private void execute(String node, String sql) throws SQLException {
+		try (Connection c = this.cluster.connectAsSuperuser(node, "postgres"); Statement s = c.createStatement()) {
+			s.execute(sql);
+		}
+	}
+
+}
