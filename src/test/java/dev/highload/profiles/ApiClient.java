@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Collectors;
 
 import tools.jackson.databind.JsonNode;
@@ -63,6 +64,18 @@ public final class ApiClient {
 			.map((e) -> e.getKey() + "=" + URLEncoder.encode(e.getValue(), StandardCharsets.UTF_8))
 			.collect(Collectors.joining("&"));
 		return get("/user/search?" + query);
+	}
+
+	/**
+	 * A random name of letters only, as the API's name rule wants, unique enough per
+	 * test.
+	 */
+	public static String uniqueName() {
+		StringBuilder name = new StringBuilder("T");
+		for (int i = 0; i < 11; i++) {
+			name.append((char) ('a' + ThreadLocalRandom.current().nextInt(26)));
+		}
+		return name.toString();
 	}
 
 	/** Registers a user and returns the id, failing unless the service answers 200. */

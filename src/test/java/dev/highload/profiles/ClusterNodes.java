@@ -2,6 +2,7 @@ package dev.highload.profiles;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 
 /**
  * Superuser connections to the nodes {@code primary}, {@code replica1} and
@@ -21,5 +22,17 @@ public interface ClusterNodes {
 	 * @throws SQLException if the node cannot be reached
 	 */
 	Connection connectAsSuperuser(String node, String database) throws SQLException;
+
+	/**
+	 * Runs one statement as the superuser in database {@code postgres}.
+	 * @param node {@code primary}, {@code replica1} or {@code replica2}
+	 * @param sql the statement
+	 * @throws SQLException if the node cannot be reached or the statement fails
+	 */
+	default void execute(String node, String sql) throws SQLException {
+		try (Connection c = connectAsSuperuser(node, "postgres"); Statement s = c.createStatement()) {
+			s.execute(sql);
+		}
+	}
 
 }

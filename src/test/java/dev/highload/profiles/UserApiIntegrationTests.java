@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Stream;
 
 import com.nimbusds.jose.JWSAlgorithm;
@@ -62,8 +61,8 @@ class UserApiIntegrationTests {
 
 	@Test
 	void registerGetSearchLoginAndMe() {
-		String first = uniqueName();
-		String last = uniqueName();
+		String first = ApiClient.uniqueName();
+		String last = ApiClient.uniqueName();
 		UUID id = this.api.register(first, last, "correct horse battery");
 
 		ApiClient.Response profile = this.api.get("/user/" + id);
@@ -90,7 +89,7 @@ class UserApiIntegrationTests {
 
 	@Test
 	void profilesCarryExactlyThePublicFields() {
-		UUID id = this.api.register(uniqueName(), uniqueName(), "secret-password");
+		UUID id = this.api.register(ApiClient.uniqueName(), ApiClient.uniqueName(), "secret-password");
 		JsonNode profile = this.api.get("/user/" + id).json();
 		assertThat(profile.propertyNames()).containsExactlyInAnyOrder("id", "first_name", "second_name", "birthdate",
 				"biography", "city");
@@ -100,7 +99,7 @@ class UserApiIntegrationTests {
 	@Test
 	void aJustRegisteredUserIsAlwaysFound() {
 		for (int i = 0; i < 30; i++) {
-			UUID id = this.api.register(uniqueName(), uniqueName(), "secret-password");
+			UUID id = this.api.register(ApiClient.uniqueName(), ApiClient.uniqueName(), "secret-password");
 			assertThat(this.api.get("/user/" + id).status()).as("read right after registration %d", i).isEqualTo(200);
 		}
 	}
@@ -162,7 +161,7 @@ class UserApiIntegrationTests {
 
 	@Test
 	void wildcardsInSearchInputMatchLiterally() {
-		String last = uniqueName();
+		String last = ApiClient.uniqueName();
 		this.api.register("Wilma", last, "secret-password");
 		assertThat(ids(this.api.search(Map.of("first_name", "Wil", "last_name", last)))).hasSize(1);
 		for (String pattern : List.of("%", "_", "W_l", "Wi%", "\\", "W\\il", "%%")) {
@@ -174,7 +173,7 @@ class UserApiIntegrationTests {
 
 	@Test
 	void searchPagesAreOrderedByIdAndLinked() {
-		String last = uniqueName();
+		String last = ApiClient.uniqueName();
 		Set<UUID> registered = new HashSet<>();
 		for (int i = 0; i < 5; i++) {
 			registered.add(this.api.register("Page", last, "secret-password"));
@@ -223,7 +222,7 @@ class UserApiIntegrationTests {
 
 	@Test
 	void unknownIdAndWrongPasswordGetTheSameAnswerAfterTheSameWork() {
-		UUID id = this.api.register(uniqueName(), uniqueName(), "secret-password");
+		UUID id = this.api.register(ApiClient.uniqueName(), ApiClient.uniqueName(), "secret-password");
 		double hashesBefore = completedHashes();
 		ApiClient.Response wrongPassword = this.api.post("/login",
 				ApiClient.toJson(Map.of("id", id.toString(), "password", "wrong-password")));
@@ -270,7 +269,7 @@ class UserApiIntegrationTests {
 
 	@Test
 	void meNeedsAValidUnexpiredToken() throws Exception {
-		UUID id = this.api.register(uniqueName(), uniqueName(), "secret-password");
+		UUID id = this.api.register(ApiClient.uniqueName(), ApiClient.uniqueName(), "secret-password");
 		String token = this.api
 			.post("/login", ApiClient.toJson(Map.of("id", id.toString(), "password", "secret-password")))
 			.json()
@@ -356,14 +355,6 @@ class UserApiIntegrationTests {
 		body.put("password", "secret-password");
 		body.put(field, value);
 		return body;
-	}
-
-	static String uniqueName() {
-		StringBuilder name = new StringBuilder("T");
-		for (int i = 0; i < 11; i++) {
-			name.append((char) ('a' + ThreadLocalRandom.current().nextInt(26)));
-		}
-		return name.toString();
 	}
 
 	static List<UUID> ids(ApiClient.Response response) {

@@ -84,13 +84,13 @@ class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
 	@Override
 	protected ResponseEntity<Object> handleHttpMessageNotReadable(HttpMessageNotReadableException ex,
 			HttpHeaders headers, HttpStatusCode status, WebRequest request) {
-		for (Throwable t = ex; t != null; t = t.getCause()) {
-			if (t instanceof RequestBodyLimitFilter.BodyTooLargeException tooLarge) {
-				ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONTENT_TOO_LARGE,
-						tooLarge.getMessage());
-				headers.set(HttpHeaders.CONNECTION, "close");
-				return handleExceptionInternal(ex, problem, headers, HttpStatus.CONTENT_TOO_LARGE, request);
-			}
+		RequestBodyLimitFilter.BodyTooLargeException tooLarge = cause(ex,
+				RequestBodyLimitFilter.BodyTooLargeException.class);
+		if (tooLarge != null) {
+			ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONTENT_TOO_LARGE,
+					tooLarge.getMessage());
+			headers.set(HttpHeaders.CONNECTION, "close");
+			return handleExceptionInternal(ex, problem, headers, HttpStatus.CONTENT_TOO_LARGE, request);
 		}
 		String detail = "The request body is missing or is not valid JSON";
 		Throwable cause = ex.getCause();
@@ -125,7 +125,7 @@ class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
 
 	@ExceptionHandler
 	ResponseEntity<Object> handleUnexpected(Exception ex, NativeWebRequest request) {
-		if (isUnconfirmedCommit(ex)) {
+		if (cause(ex, UnconfirmedCommitException.class) != null) {
 			// Logged and counted where it was detected (routing.SynchronousCommitCheck).
 			ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
 					"The write reached the primary, but no replica confirmed it in time: its outcome is unknown. "
@@ -172,18 +172,19 @@ class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
 		return handleExceptionInternal(ex, problem, headers, HttpStatus.BAD_REQUEST, request);
 	}
 
+	/** The first throwable of the given type in the cause chain, or {@code null}. */
+	static <T extends Throwable> T cause(Throwable ex, Class<T> type) {
+		for (Throwable t = ex; t != null; t = t.getCause()) {
+			if (type.isInstance(t)) {
+				return type.cast(t);
+			}
+		}
+		return null;
+	}
+
 	/**
 	 * Connection failures, pool timeouts, shutdowns and read-only nodes: worth a retry.
 	 */
-	static boolean isUnconfirmedCommit(Throwable ex) {
-		for (Throwable t = ex; t != null; t = t.getCause()) {
-			if (t instanceof UnconfirmedCommitException) {
-				return true;
-			}
-		}
-		return false;
-	}
-
 	static boolean isDatabaseUnavailable(Throwable ex) {
 		for (Throwable t = ex; t != null; t = t.getCause()) {
 			if (t instanceof DataAccessResourceFailureException || t instanceof TransientDataAccessException

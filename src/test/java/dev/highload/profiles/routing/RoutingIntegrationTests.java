@@ -96,7 +96,7 @@ class RoutingIntegrationTests {
 	void aReplicaThatHasNotAppliedARegistrationIsCoveredByThePrimary() throws Exception {
 		List<UUID> ids = new ArrayList<>();
 		try {
-			execute("replica1", "SELECT pg_wal_replay_pause()");
+			this.cluster.execute("replica1", "SELECT pg_wal_replay_pause()");
 			// ANY 1: replica2 alone acknowledges these commits; replica1 does not see
 			// them.
 			for (int i = 0; i < 20; i++) {
@@ -122,7 +122,7 @@ class RoutingIntegrationTests {
 			assertThat(fallbacks() - fallbacksBefore).isEqualTo(missedOnReplica1);
 		}
 		finally {
-			execute("replica1", "SELECT pg_wal_replay_resume()");
+			this.cluster.execute("replica1", "SELECT pg_wal_replay_resume()");
 		}
 	}
 
@@ -190,12 +190,6 @@ class RoutingIntegrationTests {
 				assertThat(System.nanoTime()).as(replica + " catching up").isLessThan(deadline);
 				Thread.sleep(20);
 			}
-		}
-	}
-
-	private void execute(String node, String sql) throws SQLException {
-		try (Connection c = this.cluster.connectAsSuperuser(node, "postgres"); Statement s = c.createStatement()) {
-			s.execute(sql);
 		}
 	}
 

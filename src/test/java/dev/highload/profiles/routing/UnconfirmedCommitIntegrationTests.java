@@ -8,7 +8,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 import dev.highload.profiles.ApiClient;
@@ -44,12 +43,12 @@ class UnconfirmedCommitIntegrationTests {
 	@Test
 	void aRegistrationWhoseSynchronousWaitIsCancelledIs503NotSuccess() throws Exception {
 		ApiClient api = new ApiClient(this.port);
-		String secondName = "Unconfirmed" + letters(ThreadLocalRandom.current().nextLong(Long.MAX_VALUE));
+		String secondName = ApiClient.uniqueName();
 		double before = unconfirmed();
 		// With replay paused on both replicas, no standby applies the commit: with
 		// remote_apply it waits until the wait is cancelled.
 		for (String replica : REPLICAS) {
-			execute(replica, "SELECT pg_wal_replay_pause()");
+			this.cluster.execute(replica, "SELECT pg_wal_replay_pause()");
 		}
 		try {
 			CompletableFuture<ApiClient.Response> registration = CompletableFuture.supplyAsync(
@@ -71,7 +70,7 @@ class UnconfirmedCommitIntegrationTests {
 		}
 		finally {
 			for (String replica : REPLICAS) {
-				execute(replica, "SELECT pg_wal_replay_resume()");
+				this.cluster.execute(replica, "SELECT pg_wal_replay_resume()");
 			}
 		}
 		// Once a replica applies again, writes succeed as before.
@@ -107,25 +106,8 @@ class UnconfirmedCommitIntegrationTests {
 		}
 	}
 
-	/** A number in letters only, so that it fits the name rule. */
-	private static String letters(long n) {
-		StringBuilder s = new StringBuilder();
-		do {
-			s.append((char) ('a' + (n % 26)));
-			n /= 26;
-		}
-		while (n > 0);
-		return s.toString();
-	}
-
 	private double unconfirmed() {
 		return this.meterRegistry.get("profiles.commits.unconfirmed").counter().count();
-	}
-
-	private void execute(String node, String sql) throws SQLException {
-		try (Connection c = this.cluster.connectAsSuperuser(node, "postgres"); Statement s = c.createStatement()) {
-			s.execute(sql);
-		}
 	}
 
 }
