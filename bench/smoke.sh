@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Smoke run of every Gatling simulation against the real service, so that none of them rots:
 # a few hundred users each, a few seconds each. Runs the packaged jar (build it first with
-# ./mvnw package or verify) on its own cluster (ports 35432-35434, data in target/smoke) and
-# its own HTTP port, so it can run beside a developer's service. Thresholds are loose: a cold
+# ./mvnw package or verify) on its own cluster (ports 27432-27434, below Linux's ephemeral port
+# range, data in target/smoke) and its own HTTP port, so it can run beside a developer's service. Thresholds are loose: a cold
 # JVM is measured here, and the point is that every simulation runs to completion with 0 errors.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,8 +11,8 @@ PORT=${PORT:-18080}
 MANAGEMENT_PORT=${MANAGEMENT_PORT:-18081}
 DIR=target/smoke
 JAR=$(ls target/user-profiles-*.jar | grep -v original | head -1)
-APP_ARGS=(--app.cluster.base-dir=$DIR --app.cluster.primary-port=35432 --app.cluster.replica1-port=35433
-  --app.cluster.replica2-port=35434 --app.cluster.shared-buffers=64MB --server.port=$PORT
+APP_ARGS=(--app.cluster.base-dir=$DIR --app.cluster.primary-port=27432 --app.cluster.replica1-port=27433
+  --app.cluster.replica2-port=27434 --app.cluster.shared-buffers=64MB --server.port=$PORT
   --management.server.port=$MANAGEMENT_PORT)
 
 echo "== seeding 5,000 users"

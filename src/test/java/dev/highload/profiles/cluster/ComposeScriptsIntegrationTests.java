@@ -35,7 +35,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * way the official image's entrypoint prepares it: initdb, the entrypoint's
  * {@code host all all all} line in pg_hba.conf, a server on the Unix socket only that
  * runs init-primary.sh, then the real start. Every process runs unprivileged
- * ({@link Privileges}) on ports 45432-45434 and is stopped by its pid.
+ * ({@link Privileges}) on ports 26432-26434 and is stopped by its pid.
  */
 class ComposeScriptsIntegrationTests {
 
@@ -45,7 +45,12 @@ class ComposeScriptsIntegrationTests {
 
 	private static final Path SCRIPTS = Path.of("db/scripts").toAbsolutePath();
 
-	private static final int PRIMARY_PORT = 45432;
+	/**
+	 * Below Linux's ephemeral range (32768-60999 by default): a port in that range can be
+	 * held by any outgoing connection of the same test JVM (pools, HTTP clients, sockets
+	 * in TIME_WAIT), and a postmaster that cannot bind it exits at once.
+	 */
+	private static final int PRIMARY_PORT = 26432;
 
 	private static final String SUPERUSER_PASSWORD = "test-superuser";
 
@@ -92,7 +97,7 @@ class ComposeScriptsIntegrationTests {
 		startPrimary();
 		startReplica("replica2", PRIMARY_PORT + 2);
 
-		assertThat(awaitStreaming(2)).containsExactly("replica1 streaming quorum", "replica2 streaming quorum");
+		assertBothReplicasStreamAsQuorum();
 		assertThat(query(PRIMARY_PORT,
 				"SELECT current_setting('synchronous_standby_names') || ' '"
 						+ "|| current_setting('synchronous_commit')"))
@@ -120,7 +125,7 @@ class ComposeScriptsIntegrationTests {
 
 		stop(replica1);
 		startReplica("replica1", PRIMARY_PORT + 1);
-		assertThat(awaitStreaming(2)).containsExactly("replica1 streaming quorum", "replica2 streaming quorum");
+		assertBothReplicasStreamAsQuorum();
 		String log = Files.readString(logFile("replica1"));
 		assertThat(log).containsOnlyOnce("cloned from").contains("replica1: starting as a standby");
 		assertThat(log.split("starting as a standby", -1)).as("two starts").hasSize(3);
@@ -248,6 +253,14 @@ class ComposeScriptsIntegrationTests {
 		}
 	}
 
+	private void assertBothReplicasStreamAsQuorum() throws Exception {
+		List<String> rows = awaitStreaming(2);
+		assertThat(rows)
+			.as("pg_stat_replication on the primary; its log:\n%s\nreplica1:\n%s\nreplica2:\n%s", tail("primary"),
+					tail("replica1"), tail("replica2"))
+			.containsExactly("replica1 streaming quorum", "replica2 streaming quorum");
+	}
+
 	private List<String> awaitStreaming(int replicas) throws Exception {
 		long deadline = System.nanoTime() + TIMEOUT.toNanos();
 		while (true) {
@@ -265,10 +278,8 @@ class ComposeScriptsIntegrationTests {
 				rows.add(ex.getMessage());
 			}
 			// A new walsender shows "async" until its standby's first reply reports a
-			// flush
-			// position; only then does it count for the quorum. Wait for that, not just
-			// for
-			// "streaming".
+			// flush position; only then does it count for the quorum. Wait for that, not
+			// just for "streaming".
 			if ((rows.size() == replicas && rows.stream().allMatch((row) -> row.endsWith(" streaming quorum")))
 					|| System.nanoTime() > deadline) {
 				return rows;
