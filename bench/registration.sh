@@ -120,6 +120,6 @@ mkdir -p "$RESULTS_DIR"
 csv="$RESULTS_DIR/registration.csv"
 [[ -s $csv ]] || echo "timestamp,commit,cores,hash_threads,hash_ms,ceiling_per_s,storm_hash_ms,registrations_per_s,throughput_ratio,read_p99_alone_ms,read_p99_storm_ms,p99_ratio,register_connections,read_connections,pause_ms,duration_s" >"$csv"
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-git diff --quiet HEAD 2>/dev/null || commit="$commit-dirty"
+git diff --quiet HEAD -- . ':(exclude)bench/results' 2>/dev/null || commit="$commit-dirty"
 echo "$(date -u +%FT%TZ),$commit,$CORES,$HASH_THREADS,$HASH_MS,$CEILING,$STORM_HASH_MS,$RATE,$THROUGHPUT_RATIO,$P99_ALONE,$P99_STORM,$P99_RATIO,$REGISTER_CONNECTIONS,$READ_CONNECTIONS,$PAUSE_MS,$DURATION" >>"$csv"
 echo "appended to $csv"

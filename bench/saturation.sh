@@ -7,7 +7,10 @@
 #   2. the same database work with pgbench, same duration and client count, straight
 #      against the two replicas;
 #
-# and prints service req/s / pgbench TPS against a target. Modes:
+# in ROUNDS adjacent pairs, alternating which side goes first, and prints the median
+# round's service req/s / pgbench TPS against a target. (The VM's speed drifts by tens of
+# percent within minutes; a single pair measured a minute apart gave ratios from 0.71 to
+# 0.87 for the same code.) Modes:
 #
 #   get     GET /user/{id}, ids uniform at random from IDS_FILE (bench/get-user.lua).
 #           Target: ratio >= 0.40.
@@ -77,7 +80,8 @@ Environment (defaults in brackets):
   PGUSER          database user                 [profiles]
   PGPASSWORD      its password                  [profiles]
   PGDATABASE      database                      [profiles]
-  DURATION        seconds measured, each side   [30]
+  DURATION        seconds measured, each side, each round [20]
+  ROUNDS          measured rounds, sides alternating      [3]
   WARMUP          seconds of discarded warm-up  [10]
   CONNECTIONS     wrk connections = pgbench clients, split over the replicas [16]
   THREADS         wrk threads = pgbench threads, split over the replicas     [2]
@@ -119,7 +123,8 @@ export PGDATABASE=${PGDATABASE:-profiles}
 PRIMARY_PORT=${PRIMARY_PORT:-15432}
 REPLICA1_PORT=${REPLICA1_PORT:-15433}
 REPLICA2_PORT=${REPLICA2_PORT:-15434}
-DURATION=${DURATION:-30}
+DURATION=${DURATION:-20}
+ROUNDS=${ROUNDS:-3}
 WARMUP=${WARMUP:-10}
 CONNECTIONS=${CONNECTIONS:-16}
 THREADS=${THREADS:-2}
@@ -135,10 +140,11 @@ die() {
 	exit 1
 }
 
-for knob in PRIMARY_PORT REPLICA1_PORT REPLICA2_PORT DURATION WARMUP CONNECTIONS THREADS; do
+for knob in PRIMARY_PORT REPLICA1_PORT REPLICA2_PORT DURATION ROUNDS WARMUP CONNECTIONS THREADS; do
 	[[ ${!knob} =~ ^[0-9]+$ ]] || die "$knob must be a whole number, not '${!knob}'"
 done
 ((DURATION > 0)) || die "DURATION must be positive"
+((ROUNDS > 0)) || die "ROUNDS must be positive"
 ((CONNECTIONS >= 2)) || die "CONNECTIONS must be at least 2: pgbench splits its clients over two replicas"
 ((THREADS >= 1 && THREADS <= CONNECTIONS)) || die "THREADS must be between 1 and CONNECTIONS"
 
@@ -403,39 +409,69 @@ write_pgbench_script
 status=$(curl -s -o /dev/null -w '%{http_code}' "$BASE_URL$PROBE_PATH") || status=000
 [[ $status == 200 ]] || die "service at $BASE_URL answered $status to GET $PROBE_PATH; is it up and seeded?"
 
-log "$TITLE: $THREADS threads, $CONNECTIONS connections, ${DURATION}s (warm-up ${WARMUP}s), $PGBENCH"
+log "$TITLE: $THREADS threads, $CONNECTIONS connections, $ROUNDS rounds of ${DURATION}s a side (warm-up ${WARMUP}s), $PGBENCH"
 if ((WARMUP > 0)); then
 	log "wrk warm-up, ${WARMUP}s (discarded)"
 	run_wrk "$WARMUP" "$WORK/wrk-warmup.txt"
-fi
-log "wrk, ${DURATION}s"
-run_wrk "$DURATION" "$WORK/wrk.txt"
-sed 's/^/    /' "$WORK/wrk.txt"
-
-if ((WARMUP > 0)); then
 	log "pgbench warm-up, ${WARMUP}s (discarded)"
 	run_pgbench "$WARMUP" "$WORK/pgbench-warmup"
 fi
-log "pgbench on replica1 and replica2, ${DURATION}s"
-run_pgbench "$DURATION" "$WORK/pgbench"
-for i in 1 2; do
-	echo "    replica$i:"
-	grep -E '^(number of clients|number of threads|number of transactions actually processed|number of failed|latency average|tps)' \
-		"$WORK/pgbench.$i" | sed 's/^/      /'
+
+# The machine's speed drifts by tens of percent within minutes (a shared VM), so the two
+# sides are measured in adjacent pairs, in alternating order (service first in odd rounds,
+# pgbench first in even ones), and each round gives its own ratio. The verdict uses the
+# median round.
+measure_wrk() {
+	log "round $1: wrk, ${DURATION}s"
+	run_wrk "$DURATION" "$WORK/wrk.$1.txt"
+	sed 's/^/    /' "$WORK/wrk.$1.txt"
+}
+measure_pgbench() {
+	log "round $1: pgbench on replica1 and replica2, ${DURATION}s"
+	run_pgbench "$DURATION" "$WORK/pgbench.$1"
+	for i in 1 2; do
+		echo "    replica$i:"
+		grep -E '^(number of clients|number of threads|number of transactions actually processed|number of failed|latency average|tps)' \
+			"$WORK/pgbench.$1.$i" | sed 's/^/      /'
+	done
+}
+
+ROUND_LINES=()
+ROUND_RATIOS=()
+SERVICE_ERRORS=0
+PG_FAILED=0
+for ((round = 1; round <= ROUNDS; round++)); do
+	if ((round % 2 == 1)); then
+		measure_wrk "$round"
+		measure_pgbench "$round"
+	else
+		measure_pgbench "$round"
+		measure_wrk "$round"
+	fi
+	rps=$(awk '/^Requests\/sec:/ { print $2 }' "$WORK/wrk.$round.txt")
+	p99=$(sed -n 's/.*p99 \([0-9.]*\) ms.*/\1/p' "$WORK/wrk.$round.txt")
+	errors=$(sed -n 's/.*non-2xx\/3xx \([0-9]*\), socket errors \([0-9]*\).*/\1 \2/p' "$WORK/wrk.$round.txt" | awk '{ print $1 + $2 }')
+	[[ -n $rps && -n $p99 && -n $errors ]] || die "cannot read wrk's figures (see above)"
+	tps1=$(awk '/^tps = / { print $3 }' "$WORK/pgbench.$round.1")
+	tps2=$(awk '/^tps = / { print $3 }' "$WORK/pgbench.$round.2")
+	[[ -n $tps1 && -n $tps2 ]] || die "cannot read pgbench's TPS (see above)"
+	failed=$(cat "$WORK/pgbench.$round.1" "$WORK/pgbench.$round.2" | awk '/^number of failed transactions:/ { n += $5 } END { print n + 0 }')
+	tps=$(awk -v a="$tps1" -v b="$tps2" 'BEGIN { printf "%.1f", a + b }')
+	ratio=$(awk -v s="$rps" -v p="$tps" 'BEGIN { printf "%.3f", (p > 0) ? s / p : 0 }')
+	SERVICE_ERRORS=$((SERVICE_ERRORS + errors))
+	PG_FAILED=$((PG_FAILED + failed))
+	ROUND_RATIOS+=("$ratio")
+	ROUND_LINES+=("$(printf 'round %d: service %s req/s (p99 %s ms, errors %s), pgbench %s tps (%.1f + %.1f, failed %s), ratio %s' \
+		"$round" "$rps" "$p99" "$errors" "$tps" "$tps1" "$tps2" "$failed" "$ratio")")
+	echo "$rps $p99 $tps $ratio" >>"$WORK/rounds.txt"
 done
 
-# ---------------------------------------------------------------------------- figures
-
-SERVICE_RPS=$(awk '/^Requests\/sec:/ { print $2 }' "$WORK/wrk.txt")
-SERVICE_P99=$(sed -n 's/.*p99 \([0-9.]*\) ms.*/\1/p' "$WORK/wrk.txt")
-SERVICE_ERRORS=$(sed -n 's/.*non-2xx\/3xx \([0-9]*\), socket errors \([0-9]*\).*/\1 \2/p' "$WORK/wrk.txt" | awk '{ print $1 + $2 }')
-[[ -n $SERVICE_RPS && -n $SERVICE_P99 && -n $SERVICE_ERRORS ]] || die "cannot read wrk's figures (see above)"
-TPS1=$(awk '/^tps = / { print $3 }' "$WORK/pgbench.1")
-TPS2=$(awk '/^tps = / { print $3 }' "$WORK/pgbench.2")
-[[ -n $TPS1 && -n $TPS2 ]] || die "cannot read pgbench's TPS (see above)"
-PG_FAILED=$(cat "$WORK/pgbench.1" "$WORK/pgbench.2" | awk '/^number of failed transactions:/ { n += $5 } END { print n + 0 }')
-PGBENCH_TPS=$(awk -v a="$TPS1" -v b="$TPS2" 'BEGIN { printf "%.1f", a + b }')
-RATIO=$(awk -v s="$SERVICE_RPS" -v p="$PGBENCH_TPS" 'BEGIN { printf "%.3f", (p > 0) ? s / p : 0 }')
+# Medians over the rounds (the lower middle one for an even count), and the worst p99.
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+SERVICE_RPS=$(awk '{ print $1 }' "$WORK/rounds.txt" | median)
+SERVICE_P99=$(awk '{ print $2 }' "$WORK/rounds.txt" | sort -g | tail -1)
+PGBENCH_TPS=$(awk '{ print $3 }' "$WORK/rounds.txt" | median)
+RATIO=$(printf '%s\n' "${ROUND_RATIOS[@]}" | median)
 
 if [[ $MODE == search ]]; then
 	log "pgbench calibration: 1 client, 2s, replica1, per-statement latencies"
@@ -463,15 +499,15 @@ else
 fi
 
 echo
-echo "== $TITLE saturation, $THREADS threads, $CONNECTIONS connections, ${DURATION}s =="
-printf 'service (wrk):               %s req/s, p99 %s ms, errors %s\n' "$SERVICE_RPS" "$SERVICE_P99" "$SERVICE_ERRORS"
-printf 'database (pgbench, 2 repl.): %s tps (replica1 %.1f + replica2 %.1f), failed %s\n' \
-	"$PGBENCH_TPS" "$TPS1" "$TPS2" "$PG_FAILED"
+echo "== $TITLE saturation, $THREADS threads, $CONNECTIONS connections, $ROUNDS rounds of ${DURATION}s a side =="
+printf '%s\n' "${ROUND_LINES[@]}"
+printf 'service (wrk), median:       %s req/s, worst p99 %s ms, errors %s\n' "$SERVICE_RPS" "$SERVICE_P99" "$SERVICE_ERRORS"
+printf 'database (pgbench, 2 repl.): median %s tps, failed %s\n' "$PGBENCH_TPS" "$PG_FAILED"
 if [[ $MODE == search && -n ${HELPER_SHARE:-} ]]; then
 	printf 'pgbench \\gset prefix fetch:  %s of a 1-client transaction; the service does not make it,\n' "$HELPER_SHARE"
 	printf '                             so the ratio is flattered by about that much\n'
 fi
-printf 'ratio service/pgbench:       %s\n' "$RATIO"
+printf 'ratio service/pgbench:       %s (median round)\n' "$RATIO"
 echo "target: ratio >= $TARGET $VERDICT"
 
 # The service's own JVM, from its metrics; the local java only if those are not exposed.
@@ -479,10 +515,13 @@ JAVA_VERSION=$(curl -s "$MANAGEMENT_URL/actuator/metrics/jvm.info" |
 	sed -n 's/.*"tag":"version","values":\["\([^"]*\)".*/\1/p')
 [[ -n $JAVA_VERSION ]] || JAVA_VERSION="local-$(java -version 2>&1 | sed -n '1s/.*"\(.*\)".*/\1/p')"
 COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-# Figures from uncommitted code are marked as such.
-[[ $COMMIT == unknown || -z $(git status --porcelain --untracked-files=no 2>/dev/null) ]] || COMMIT="$COMMIT-dirty"
+# Rows before rounds existed (single pair, one ratio) have an empty round_ratios.
+CSV_HEADER='timestamp,commit,java_version,wrk_threads,connections,duration_s,service_rps,service_p99_ms,service_errors,pgbench_tps,ratio,round_ratios'
+# Figures from uncommitted code are marked as such (the results themselves do not count).
+[[ $COMMIT == unknown || -z $(git status --porcelain --untracked-files=no -- . ":(exclude)bench/results" 2>/dev/null) ]] || COMMIT="$COMMIT-dirty"
 
 mkdir -p "$RESULTS_DIR"
-[[ -s $CSV ]] || echo 'timestamp,commit,java_version,wrk_threads,connections,duration_s,service_rps,service_p99_ms,service_errors,pgbench_tps,ratio' >"$CSV"
-echo "$(date -u +%Y-%m-%dT%H:%M:%SZ),$COMMIT,$JAVA_VERSION,$THREADS,$CONNECTIONS,$DURATION,$SERVICE_RPS,$SERVICE_P99,$SERVICE_ERRORS,$PGBENCH_TPS,$RATIO" >>"$CSV"
+[[ -s $CSV ]] || echo "$CSV_HEADER" >"$CSV"
+[[ $(head -1 "$CSV") == "$CSV_HEADER" ]] || die "$CSV has another header than $CSV_HEADER; move it away"
+echo "$(date -u +%Y-%m-%dT%H:%M:%SZ),$COMMIT,$JAVA_VERSION,$THREADS,$CONNECTIONS,$DURATION,$SERVICE_RPS,$SERVICE_P99,$SERVICE_ERRORS,$PGBENCH_TPS,$RATIO,${ROUND_RATIOS[*]}" >>"$CSV"
 echo "results appended to ${CSV#"$REPO"/}"

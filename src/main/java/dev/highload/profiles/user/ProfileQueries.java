@@ -50,6 +50,10 @@ class ProfileQueries {
 	private static final RowMapper<UserProfile> PROFILE = (rs, row) -> new UserProfile(rs.getString(1), rs.getString(2),
 			rs.getString(3), rs.getString(4), rs.getString(5), rs.getString(6));
 
+	/** Raw bytes: no String is made for a search result (see {@link EncodedProfile}). */
+	private static final RowMapper<EncodedProfile> ENCODED = (rs, row) -> new EncodedProfile(rs.getBytes(1),
+			rs.getBytes(2), rs.getBytes(3), rs.getBytes(4), rs.getBytes(5), rs.getBytes(6));
+
 	private final JdbcClient jdbc;
 
 	ProfileQueries(DataSource dataSource) {
@@ -60,10 +64,10 @@ class ProfileQueries {
 		return this.jdbc.sql(BY_ID).param(id).query(PROFILE).optional();
 	}
 
-	List<UserProfile> search(PrefixRange first, PrefixRange last, UUID after, int limit) {
+	List<EncodedProfile> search(PrefixRange first, PrefixRange last, UUID after, int limit) {
 		return this.jdbc.sql(SEARCH)
 			.params(first.from(), first.to(), last.from(), last.to(), after, limit)
-			.query(PROFILE)
+			.query(ENCODED)
 			.list();
 	}
 

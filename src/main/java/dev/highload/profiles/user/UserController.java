@@ -6,6 +6,10 @@ import java.util.UUID;
 import dev.highload.profiles.auth.TokenService;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.ArraySchema;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -13,6 +17,7 @@ import jakarta.validation.constraints.Pattern;
 import jakarta.validation.constraints.Size;
 
 import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -64,7 +69,10 @@ class UserController {
 					+ "(case-sensitive, no wildcards), ordered by id. When a page is full, a Link header "
 					+ "with rel=\"next\" gives the next page.")
 	@GetMapping("/user/search")
-	ResponseEntity<List<UserProfile>> search(
+	@ApiResponse(responseCode = "200", description = "One page of profiles, ordered by id",
+			content = @Content(mediaType = MediaType.APPLICATION_JSON_VALUE,
+					array = @ArraySchema(schema = @Schema(implementation = UserProfile.class))))
+	ResponseEntity<List<EncodedProfile>> search(
 			@RequestParam("first_name") @Size(min = 1, max = 100) @Pattern(regexp = PREFIX,
 					message = PREFIX_MESSAGE) String firstName,
 			@RequestParam("last_name") @Size(min = 1, max = 100) @Pattern(regexp = PREFIX,
@@ -73,11 +81,11 @@ class UserController {
 			@Parameter(
 					description = "return users whose id is greater than this (the last id of the previous page)") @RequestParam(
 							required = false) UUID after) {
-		List<UserProfile> page = this.users.search(new SearchQuery(firstName, lastName, after, limit));
+		List<EncodedProfile> page = this.users.search(new SearchQuery(firstName, lastName, after, limit));
 		ResponseEntity.BodyBuilder response = ResponseEntity.ok();
 		if (page.size() == limit) {
 			String next = ServletUriComponentsBuilder.fromCurrentRequest()
-				.replaceQueryParam("after", page.get(page.size() - 1).id())
+				.replaceQueryParam("after", page.get(page.size() - 1).idText())
 				.build()
 				.toUriString();
 			response.header(HttpHeaders.LINK, "<" + next + ">; rel=\"next\"");

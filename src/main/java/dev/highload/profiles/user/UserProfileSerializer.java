@@ -1,17 +1,22 @@
 package dev.highload.profiles.user;
 
+import java.nio.charset.StandardCharsets;
+
 import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.SerializableString;
 import tools.jackson.core.io.SerializedString;
+import tools.jackson.core.json.UTF8JsonGenerator;
 import tools.jackson.databind.SerializationContext;
 import tools.jackson.databind.ValueSerializer;
 
 /**
- * Writes a {@link UserProfile} field by field. Jackson 3's bean serializer reads each
- * record component through a method handle it cannot inline; for a page of 100 profiles
- * that lookup alone took about a fifth of the service's CPU (JFR, docs/load-testing.md).
- * The names are those of the record's {@code @JsonProperty} annotations, which still
- * describe the schema; {@code UserProfileSerializerTests} holds the two together.
+ * Writes a {@link UserProfile} field by field, and ({@link Encoded}) an
+ * {@link EncodedProfile} the same way from its bytes. Jackson 3's bean serializer reads
+ * each record component through a method handle it cannot inline; for a page of 100
+ * profiles that lookup alone took about a fifth of the service's CPU (JFR,
+ * docs/load-testing.md). The names are those of the record's {@code @JsonProperty}
+ * annotations, which still describe the schema; {@code UserProfileSerializerTests} holds
+ * the two together.
  */
 final class UserProfileSerializer extends ValueSerializer<UserProfile> {
 
@@ -47,6 +52,42 @@ final class UserProfileSerializer extends ValueSerializer<UserProfile> {
 		else {
 			json.writeNull();
 		}
+	}
+
+	/**
+	 * Writes an {@link EncodedProfile} as the same JSON as its {@link UserProfile}. A
+	 * generator that writes UTF-8 bytes (every response in UTF-8, Spring's default)
+	 * escapes the bytes as it copies them, with no decoding.
+	 */
+	static final class Encoded extends ValueSerializer<EncodedProfile> {
+
+		@Override
+		public void serialize(EncodedProfile profile, JsonGenerator json, SerializationContext context) {
+			json.writeStartObject(profile);
+			property(json, ID, profile.id());
+			property(json, FIRST_NAME, profile.firstName());
+			property(json, SECOND_NAME, profile.secondName());
+			property(json, BIRTHDATE, profile.birthdate());
+			property(json, BIOGRAPHY, profile.biography());
+			property(json, CITY, profile.city());
+			json.writeEndObject();
+		}
+
+		private static void property(JsonGenerator json, SerializableString name, byte[] utf8) {
+			json.writeName(name);
+			if (utf8 == null) {
+				json.writeNull();
+			}
+			else if (json instanceof UTF8JsonGenerator) {
+				json.writeUTF8String(utf8, 0, utf8.length);
+			}
+			else {
+				// A generator over characters (a Writer, e.g. a response in another
+				// charset) cannot take bytes.
+				json.writeString(new String(utf8, StandardCharsets.UTF_8));
+			}
+		}
+
 	}
 
 }

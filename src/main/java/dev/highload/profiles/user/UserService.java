@@ -100,7 +100,7 @@ public class UserService implements CredentialStore {
 	 * One statement, like {@link #get}: a read-only scope without a physical transaction.
 	 */
 	@Transactional(transactionManager = TRANSACTION_MANAGER, readOnly = true, propagation = Propagation.SUPPORTS)
-	List<UserProfile> search(SearchQuery query) {
+	List<EncodedProfile> search(SearchQuery query) {
 		Optional<PrefixRange> first = PrefixRange.of(query.firstNamePrefix());
 		Optional<PrefixRange> last = PrefixRange.of(query.lastNamePrefix());
 		if (first.isEmpty() || last.isEmpty()) {

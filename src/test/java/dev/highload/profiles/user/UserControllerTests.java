@@ -82,7 +82,8 @@ class UserControllerTests {
 	@Test
 	void aSearchPassesItsPrefixesUntouched() {
 		UserProfile profile = new UserProfile(UUID.randomUUID().toString(), "A%_\\", "B", "1990-01-01", null, null);
-		given(this.users.search(new SearchQuery("A%_\\", "B", null, 100))).willReturn(List.of(profile));
+		given(this.users.search(new SearchQuery("A%_\\", "B", null, 100)))
+			.willReturn(List.of(EncodedProfile.of(profile)));
 		assertThat(this.mvc.get().uri("/user/search?first_name={f}&last_name=B", "A%_\\")).hasStatus(200)
 			.bodyJson()
 			.extractingPath("$[0].first_name")
@@ -92,9 +93,9 @@ class UserControllerTests {
 	@Test
 	void aFullPageLinksTheNextOne() {
 		UUID last = UUID.randomUUID();
-		given(this.users.search(any()))
-			.willReturn(List.of(new UserProfile(UUID.randomUUID().toString(), "A", "B", "1990-01-01", null, null),
-					new UserProfile(last.toString(), "A", "B", "1990-01-01", null, null)));
+		given(this.users.search(any())).willReturn(List.of(
+				EncodedProfile.of(new UserProfile(UUID.randomUUID().toString(), "A", "B", "1990-01-01", null, null)),
+				EncodedProfile.of(new UserProfile(last.toString(), "A", "B", "1990-01-01", null, null))));
 		assertThat(this.mvc.get().uri("/user/search?first_name=A&last_name=B&limit=2")).hasStatus(200)
 			.headers()
 			.hasValue("Link",
