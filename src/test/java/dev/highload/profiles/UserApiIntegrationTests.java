@@ -88,6 +88,21 @@ class UserApiIntegrationTests {
 	}
 
 	@Test
+	void aSearchPageIsTheSameJsonAsTheProfilesItHolds() {
+		String first = ApiClient.uniqueName();
+		String last = ApiClient.uniqueName();
+		UUID id = this.api.register(first, last, "correct horse battery");
+		String profile = this.api.get("/user/" + id).body();
+		String path = "/user/search?first_name=" + first + "&last_name=" + last;
+		// Pages are written from the driver's bytes, single profiles from Strings.
+		for (String accept : List.of("application/json", "application/json;charset=UTF-8", "*/*")) {
+			ApiClient.Response page = this.api.get(path, "Accept", accept);
+			assertThat(page.status()).as(accept).isEqualTo(200);
+			assertThat(page.body()).as(accept).isEqualTo("[" + profile + "]");
+		}
+	}
+
+	@Test
 	void profilesCarryExactlyThePublicFields() {
 		UUID id = this.api.register(ApiClient.uniqueName(), ApiClient.uniqueName(), "secret-password");
 		JsonNode profile = this.api.get("/user/" + id).json();
