@@ -24,6 +24,7 @@ import dev.highload.profiles.ClusterNodes;
 import dev.highload.profiles.IntegrationTest;
 import dev.highload.profiles.cluster.EmbeddedCluster;
 import dev.highload.profiles.cluster.NodeFaults;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -74,6 +75,9 @@ class NodeFaultsIntegrationTests {
 	@Autowired
 	DatabaseProperties properties;
 
+	@Autowired
+	MeterRegistry meterRegistry;
+
 	NodeFaults faults;
 
 	ApiClient api;
@@ -104,6 +108,9 @@ class NodeFaultsIntegrationTests {
 		}
 		try {
 			this.faults.heal();
+			for (String replica : List.of("replica1", "replica2")) {
+				this.cluster.execute(replica, "SELECT pg_wal_replay_resume()");
+			}
 			awaitQuorum(Duration.ofSeconds(90));
 		}
 		finally {
@@ -250,12 +257,43 @@ class NodeFaultsIntegrationTests {
 						+ " ms; both replicas quorum again " + millisSince(thawed) + " ms after SIGCONT");
 	}
 
+	@Test
+	void laggingReplicaReadsStayFastAndSeeEveryWrite() throws Exception {
+		Load during;
+		double fallbacks;
+		try {
+			this.cluster.execute("replica1", "SELECT pg_wal_replay_pause()");
+			// ANY 1: replica2 alone applies these; replica1 lags behind all of them.
+			List<UUID> fresh = new ArrayList<>();
+			for (int i = 0; i < 10; i++) {
+				fresh.add(this.api.register("Fault", "Lagging", "secret-password"));
+			}
+			double before = this.meterRegistry.get("profiles.reads.primary.fallback").counter().count();
+			during = drive(160, 8, (i) -> read(fresh.get(i % fresh.size())));
+			fallbacks = this.meterRegistry.get("profiles.reads.primary.fallback").counter().count() - before;
+		}
+		finally {
+			this.cluster.execute("replica1", "SELECT pg_wal_replay_resume()");
+		}
+		assertThat(during.errors()).as("read-your-writes: a miss on replica1 is read again on the primary").isZero();
+		assertThat(during.maxMillis()).isLessThan(MAX_READ_MILLIS);
+		assertThat(fallbacks).as("reads that met the lagging replica").isPositive();
+		long resumed = System.nanoTime();
+		awaitQuorum(Duration.ofSeconds(90));
+		figures("one replica lagging (replay paused)", during, null,
+				String.format(Locale.ROOT, "%.0f reads missed on replica1 and were answered from the primary; "
+						+ "caught up %d ms after replay resumed", fallbacks, millisSince(resumed)));
+	}
+
 	private Result readOrWrite(int i) {
 		return (i % 8 == 7) ? write(ApiClient.uniqueName()) : read();
 	}
 
 	private Result read() {
-		UUID id = this.ids.get(ThreadLocalRandom.current().nextInt(this.ids.size()));
+		return read(this.ids.get(ThreadLocalRandom.current().nextInt(this.ids.size())));
+	}
+
+	private Result read(UUID id) {
 		return Result.of(false, () -> this.api.get("/user/" + id));
 	}
 
@@ -323,7 +361,7 @@ class NodeFaultsIntegrationTests {
 
 	private static void figures(String row, Load during, Load after, String recovery) {
 		System.out.printf(Locale.ROOT, "[fault-figures] %s | during: %s | after: %s | %s%n", row, during.summary(),
-				after.summary(), recovery);
+				(after != null) ? after.summary() : "-", recovery);
 	}
 
 	private static long millisSince(long nanos) {
