@@ -178,13 +178,19 @@ class NodeFaultsIntegrationTests {
 			assertThat(result.millis()).isBetween(writeTimeout, writeTimeout + 10_000);
 		});
 		// "Outcome unknown" is what it says: committed on the primary, not confirmed.
-		assertThat(countOnPrimary(names)).isEqualTo(names.size());
+		assertThat(count("primary", names)).isEqualTo(names.size());
 
 		long restarting = System.nanoTime();
 		this.faults.start("replica1");
 		long started = millisSince(restarting);
 		Load untilWritten = untilOk(Duration.ofSeconds(60), (i) -> write(ApiClient.uniqueName()));
 		long writesBack = millisSince(restarting);
+		// And they reach the replica that returned, like every committed row.
+		long replicatedBy = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+		while (count("replica1", names) < names.size()) {
+			assertThat(System.nanoTime()).as("'Outcome unknown' rows replicated to replica1").isLessThan(replicatedBy);
+			Thread.sleep(100);
+		}
 		// Reads return to the replicas by themselves: connections opened on the primary
 		// are retired after the read pool's max lifetime.
 		Map<String, Long> replicaBefore = calls(List.of("replica1"));
@@ -193,11 +199,10 @@ class NodeFaultsIntegrationTests {
 		long readsBack = millisSince(restarting);
 		assertThat(untilOnReplica.errors()).isZero();
 
-		figures("both replicas stopped", reads, readsAfter,
-				"writes " + writes.summary() + "; replica1 up after " + started + " ms, first 200 write " + writesBack
-						+ " ms after its restart (" + untilWritten.summary()
-						+ " while recovering), first read on replica1 " + readsBack + " ms after its restart; "
-						+ names.size() + " of " + names.size() + " 'Outcome unknown' rows found on the primary");
+		figures("both replicas stopped", reads, readsAfter, "writes " + writes.summary() + "; replica1 up after "
+				+ started + " ms, first 200 write " + writesBack + " ms after its restart (" + untilWritten.summary()
+				+ " while recovering), first read on replica1 " + readsBack + " ms after its restart; " + names.size()
+				+ " of " + names.size() + " 'Outcome unknown' rows found on the primary, then on replica1");
 	}
 
 	@Test
@@ -424,8 +429,8 @@ class NodeFaultsIntegrationTests {
 		return calls;
 	}
 
-	private long countOnPrimary(List<String> secondNames) throws SQLException {
-		try (Connection c = this.cluster.connectAsSuperuser("primary", "profiles");
+	private long count(String node, List<String> secondNames) throws SQLException {
+		try (Connection c = this.cluster.connectAsSuperuser(node, "profiles");
 				PreparedStatement s = c
 					.prepareStatement("SELECT count(*) FROM users WHERE second_name = ANY (?::text[])")) {
 			s.setArray(1, c.createArrayOf("text", secondNames.toArray()));
