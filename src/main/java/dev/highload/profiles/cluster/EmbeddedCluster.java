@@ -117,7 +117,18 @@ public final class EmbeddedCluster implements AutoCloseable {
 		return find(nodeName).connect(database, "postgres", this.properties.superuserPassword());
 	}
 
-	private PostgresNode find(String nodeName) {
+	/**
+	 * Starts a node of the running cluster again after a fault (a stop, a kill) injected
+	 * by this package's tests; a node that runs is left alone.
+	 */
+	void restart(String nodeName) throws IOException, InterruptedException {
+		PostgresNode node = find(nodeName);
+		if (!node.isRunning()) {
+			node.start(this.properties.startTimeout(), Map.of(), this.properties.superuserPassword());
+		}
+	}
+
+	PostgresNode find(String nodeName) {
 		return this.nodes.stream()
 			.filter((n) -> n.name().equals(nodeName))
 			.findFirst()

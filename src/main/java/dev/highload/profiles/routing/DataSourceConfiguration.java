@@ -1,5 +1,6 @@
 package dev.highload.profiles.routing;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -50,7 +51,7 @@ class DataSourceConfiguration {
 	DataSource dataSource(DatabaseProperties properties, HikariDataSource writeDataSource,
 			HikariDataSource readDataSource, MeterRegistry meterRegistry) {
 		LazyConnectionDataSourceProxy proxy = new LazyConnectionDataSourceProxy(
-				new SynchronousCommitCheck(writeDataSource, meterRegistry));
+				new SynchronousCommitCheck(writeDataSource, meterRegistry, properties.writeTimeout()));
 		// The pools' own defaults, so the proxy need not open a connection to learn them.
 		proxy.setDefaultAutoCommit(true);
 		proxy.setDefaultTransactionIsolation(java.sql.Connection.TRANSACTION_READ_COMMITTED);
@@ -68,6 +69,20 @@ class DataSourceConfiguration {
 				+ pool.socketTimeout().toSeconds() + "&tcpKeepAlive=true&ApplicationName=user-profiles";
 	}
 
+	/**
+	 * How long the pool checks an idle connection before handing it out. A node that
+	 * answers nothing must not hold a caller longer than a query on it may (Hikari's
+	 * default is 5 s, above the 3 s a caller waits for a connection): half the connection
+	 * timeout, at most the socket timeout, at least Hikari's minimum of 250 ms.
+	 */
+	static Duration validationTimeout(DatabaseProperties.Pool pool) {
+		Duration bound = pool.connectionTimeout().dividedBy(2);
+		if (!pool.socketTimeout().isZero() && pool.socketTimeout().compareTo(bound) < 0) {
+			bound = pool.socketTimeout();
+		}
+		return (bound.toMillis() < 250) ? Duration.ofMillis(250) : bound;
+	}
+
 	private static HikariDataSource pool(String name, List<String> hosts, String targetServerType,
 			DatabaseProperties properties, DatabaseProperties.Pool pool, boolean readOnly) {
 		HikariDataSource ds = new HikariDataSource();
@@ -78,6 +93,7 @@ class DataSourceConfiguration {
 		ds.setMaximumPoolSize(pool.maximumSize());
 		ds.setMinimumIdle(pool.maximumSize());
 		ds.setConnectionTimeout(pool.connectionTimeout().toMillis());
+		ds.setValidationTimeout(validationTimeout(pool).toMillis());
 		ds.setMaxLifetime(pool.maxLifetime().toMillis());
 		ds.setReadOnly(readOnly);
 		ds.setAutoCommit(true);

@@ -18,8 +18,13 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param password password
  * @param readFromReplicas route read-only transactions to the replicas; {@code false}
  * sends everything to the primary (for comparisons)
+ * @param writeTimeout how long a commit may wait for a synchronous standby before it is
+ * cancelled and answered 503 "Outcome unknown" (the row may exist on the primary); while
+ * no replica is connected, PostgreSQL would let it wait forever
  * @param writePool the primary's pool
- * @param readPool the replicas' pool
+ * @param readPool the replicas' pool; {@code application.yml} gives it a 2 s socket
+ * timeout, so that a read on a replica that answers nothing fails over quickly, and a 60
+ * s max lifetime, so that reads return to a replica that was down and came back
  */
 @ConfigurationProperties("app.db")
 public record DatabaseProperties(@DefaultValue( {
@@ -27,7 +32,7 @@ public record DatabaseProperties(@DefaultValue( {
 		@DefaultValue({ "127.0.0.1:15433", "127.0.0.1:15434" }) List<String> replicas,
 		@DefaultValue("profiles") String database, @DefaultValue("profiles") String username,
 		@DefaultValue("profiles") String password, @DefaultValue("true") boolean readFromReplicas,
-		@DefaultValue Pool writePool, @DefaultValue Pool readPool){
+		@DefaultValue("5s") Duration writeTimeout, @DefaultValue Pool writePool, @DefaultValue Pool readPool){
 
 	/**
 	 * One HikariCP pool.

@@ -1,5 +1,6 @@
 package dev.highload.profiles.user;
 
+import java.sql.SQLException;
 import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
@@ -11,6 +12,7 @@ import dev.highload.profiles.auth.PasswordHasher;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 
+import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
@@ -26,6 +28,11 @@ import org.springframework.transaction.support.TransactionTemplate;
  * registration (possible under {@code ANY 1}, where only one replica must have applied
  * it) answers "not found", and the read is then repeated on the primary before anyone is
  * told 404.
+ * <p>
+ * A point read or a search that fails because its pooled connection is broken (the
+ * replica went down or stopped answering, SQLState 08xxx or 57P0x) is repeated once on a
+ * fresh connection, which the pool takes from a node that answers: the first request
+ * after a replica dies need not fail. The pool has evicted the broken connection by then.
  */
 @Service
 @Transactional(readOnly = true)
@@ -51,6 +58,10 @@ public class UserService implements CredentialStore {
 
 	private final Counter primaryFallbacks;
 
+	private final TransactionTemplate onReplicaAgain;
+
+	private final Counter readRetries;
+
 	UserService(UserRepository users, ProfileQueries profiles, PasswordHasher passwordHasher,
 			PlatformTransactionManager transactionManager, Clock clock, MeterRegistry meterRegistry) {
 		this.users = users;
@@ -61,6 +72,14 @@ public class UserService implements CredentialStore {
 		this.onPrimary.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
 		this.primaryFallbacks = Counter.builder("profiles.reads.primary.fallback")
 			.description("Point reads that missed on a replica and were repeated on the primary")
+			.register(meterRegistry);
+		// A new read-only scope: the broken connection of the first attempt stays bound
+		// to the caller's scope, which is suspended meanwhile.
+		this.onReplicaAgain = new TransactionTemplate(transactionManager);
+		this.onReplicaAgain.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+		this.onReplicaAgain.setReadOnly(true);
+		this.readRetries = Counter.builder("profiles.reads.retried")
+			.description("Reads repeated on a fresh connection after their connection broke")
 			.register(meterRegistry);
 	}
 
@@ -88,12 +107,15 @@ public class UserService implements CredentialStore {
 	 */
 	@Transactional(transactionManager = TRANSACTION_MANAGER, readOnly = true, propagation = Propagation.SUPPORTS)
 	public UserProfile get(UUID id) {
-		return readYourWrites(() -> this.profiles.findById(id)).orElseThrow(() -> new UserNotFoundException(id));
+		Supplier<Optional<UserProfile>> read = () -> this.profiles.findById(id);
+		return readYourWrites(retriedOnce(read), read).orElseThrow(() -> new UserNotFoundException(id));
 	}
 
 	@Override
 	public Optional<String> findPasswordHash(UUID id) {
-		return readYourWrites(() -> this.users.findPasswordHashById(id));
+		// Inside a read-only transaction, whose connection a retry could not replace.
+		Supplier<Optional<String>> read = () -> this.users.findPasswordHashById(id);
+		return readYourWrites(read, read);
 	}
 
 	/**
@@ -107,16 +129,47 @@ public class UserService implements CredentialStore {
 			return List.of();
 		}
 		UUID after = (query.after() != null) ? query.after() : SearchQuery.FIRST_PAGE;
-		return this.profiles.search(first.get(), last.get(), after, query.limit());
+		return retriedOnce(() -> this.profiles.search(first.get(), last.get(), after, query.limit())).get();
 	}
 
-	private <T> Optional<T> readYourWrites(Supplier<Optional<T>> read) {
-		Optional<T> onReplica = read.get();
+	private <T> Optional<T> readYourWrites(Supplier<Optional<T>> onReplicas, Supplier<Optional<T>> read) {
+		Optional<T> onReplica = onReplicas.get();
 		if (onReplica.isPresent()) {
 			return onReplica;
 		}
 		this.primaryFallbacks.increment();
 		return this.onPrimary.execute((status) -> read.get());
+	}
+
+	/**
+	 * The read, repeated once in a new read-only scope if its connection broke. Only for
+	 * reads without a physical transaction ({@code SUPPORTS}): a transaction on a broken
+	 * connection would fail at its commit whatever the retry did.
+	 */
+	private <T> Supplier<T> retriedOnce(Supplier<T> read) {
+		return () -> {
+			try {
+				return read.get();
+			}
+			catch (DataAccessResourceFailureException ex) {
+				if (!isBrokenConnection(ex)) {
+					throw ex;
+				}
+				this.readRetries.increment();
+				return this.onReplicaAgain.execute((status) -> read.get());
+			}
+		};
+	}
+
+	/** A connection error or a server shutdown, not a pool that has no connection. */
+	private static boolean isBrokenConnection(Throwable ex) {
+		for (Throwable t = ex; t != null; t = t.getCause()) {
+			if (t instanceof SQLException sql && sql.getSQLState() != null) {
+				String state = sql.getSQLState();
+				return state.startsWith("08") || state.startsWith("57P");
+			}
+		}
+		return false;
 	}
 
 }
