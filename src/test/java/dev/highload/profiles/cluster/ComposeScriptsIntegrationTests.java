@@ -35,7 +35,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * way the official image's entrypoint prepares it: initdb, the entrypoint's
  * {@code host all all all} line in pg_hba.conf, a server on the Unix socket only that
  * runs init-primary.sh, then the real start. Every process runs unprivileged
- * ({@link Privileges}) on ports 26432-26434 and is stopped by its pid.
+ * ({@link Privileges}) on ports 24432-24434 and is stopped by its pid.
  */
 class ComposeScriptsIntegrationTests {
 
@@ -50,7 +50,7 @@ class ComposeScriptsIntegrationTests {
 	 * held by any outgoing connection of the same test JVM (pools, HTTP clients, sockets
 	 * in TIME_WAIT), and a postmaster that cannot bind it exits at once.
 	 */
-	private static final int PRIMARY_PORT = 26432;
+	private static final int PRIMARY_PORT = 24432;
 
 	private static final String SUPERUSER_PASSWORD = "test-superuser";
 
