@@ -34,6 +34,7 @@ import tools.jackson.databind.node.ObjectNode;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -49,6 +50,9 @@ class AbuseIntegrationTests {
 
 	@LocalServerPort
 	int port;
+
+	@LocalManagementPort
+	int managementPort;
 
 	@Autowired
 	MeterRegistry meterRegistry;
@@ -212,6 +216,34 @@ class AbuseIntegrationTests {
 		assertThat(this.api.get("/user/1-1-1-1-1").status()).isEqualTo(400);
 		assertThat(this.api.get("/user/search?first_name=A&last_name=B&after=1-1-1-1-1").status()).isEqualTo(400);
 		assertThat(this.api.get("/user/search?first_name=A&last_name=B&limit=").status()).isEqualTo(400);
+	}
+
+	@Test
+	void theOpenApiDocumentListsTheProblemsEachEndpointAnswers() {
+		JsonNode document = new ApiClient(this.managementPort).get("/actuator/openapi").json();
+		JsonNode paths = document.get("paths");
+		Map<String, List<String>> expected = Map.of("/user/register", List.of("200", "400", "413", "415", "429", "503"),
+				"/login", List.of("200", "400", "401", "413", "415", "429", "503"), "/user/{id}",
+				List.of("200", "400", "404", "503"), "/user/search", List.of("200", "400", "503"), "/user/me",
+				List.of("200", "401", "404", "503"));
+		expected.forEach((path, statuses) -> {
+			JsonNode operation = paths.get(path).propertyStream().findFirst().orElseThrow().getValue();
+			assertThat(operation.get("responses").propertyNames()).as(path)
+				.containsExactlyInAnyOrderElementsOf(statuses);
+			assertThat(operation.get("responses").get("200").get("content").propertyNames()).as(path)
+				.containsExactly("application/json");
+		});
+		assertThat(paths.propertyNames()).doesNotContain("/error");
+		JsonNode responses = document.get("components").get("responses");
+		assertThat(responses.get("TooManyRequests").get("content").propertyNames())
+			.containsExactly("application/problem+json");
+		assertThat(responses.get("TooManyRequests").get("headers").get("Retry-After").get("required").asBoolean())
+			.isTrue();
+		assertThat(paths.get("/user/me").get("get").get("security").get(0).propertyNames()).containsExactly("bearer");
+		assertThat(document.get("components").get("securitySchemes").get("bearer").get("scheme").asString())
+			.isEqualTo("bearer");
+		assertThat(paths.get("/user/search").get("get").get("responses").get("200").get("headers").propertyNames())
+			.containsExactly("Link");
 	}
 
 	private static long retryAfter(ApiClient.Response response) {
