@@ -199,6 +199,14 @@ class AbuseIntegrationTests {
 		ApiClient.Response noNames = this.api.get("/user/search?=%C2%A9&=a");
 		assertThat(noNames.status()).isEqualTo(400);
 		UserApiIntegrationTests.assertProblem(noNames);
+		// A request line above Tomcat's limit is refused before any servlet: still a
+		// problem.
+		ApiClient.Response tooLong = this.api.get("/user/search?first_name=" + "a".repeat(20_000) + "&last_name=b");
+		assertThat(tooLong.status()).isEqualTo(400);
+		assertThat(tooLong.contentType()).startsWith("application/problem+json");
+		assertThat(tooLong.json().get("status").asInt()).isEqualTo(400);
+		assertThat(tooLong.json().get("request_id").asString()).isNotBlank();
+		assertThat(tooLong.body()).doesNotContain("<html", "Tomcat");
 		// A GET declaring a multipart body that is not one: nothing parses it.
 		UUID id = this.api.register(ApiClient.uniqueName(), ApiClient.uniqueName(), "secret-password");
 		assertThat(this.api.get("/user/" + id, "Content-Type", "multipart/form-data").status()).isEqualTo(200);

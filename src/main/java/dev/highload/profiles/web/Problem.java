@@ -15,18 +15,18 @@ import io.swagger.v3.oas.annotations.media.Schema;
  * @param title the status's short name or a short description of the kind of problem
  * @param status the HTTP status
  * @param detail what went wrong this time
- * @param instance the path of the request
+ * @param instance the path of the request; missing only when the server refused the
+ * request before reading it
  * @param requestId the request's id, also in the {@code X-Request-Id} header
  * @param errors for invalid input: one entry per invalid field or parameter
  */
 @Schema(name = "Problem", description = "An RFC 9457 problem detail")
 record Problem(@JsonProperty("type") @Schema(format = "uri", defaultValue = "about:blank") String type,
 		@JsonProperty("title") @Schema(requiredMode = Schema.RequiredMode.REQUIRED) String title,
-		@JsonProperty("status") @Schema(
-				requiredMode = Schema.RequiredMode.REQUIRED, minimum = "400", maximum = "599") int status,
+		@JsonProperty("status") @Schema(requiredMode = Schema.RequiredMode.REQUIRED, minimum = "400",
+				maximum = "599") int status,
 		@JsonProperty("detail") String detail,
-		@JsonProperty("instance") @Schema(requiredMode = Schema.RequiredMode.REQUIRED,
-				format = "uri-reference") String instance,
+		@JsonProperty("instance") @Schema(format = "uri-reference") String instance,
 		@JsonProperty("request_id") @Schema(requiredMode = Schema.RequiredMode.REQUIRED) String requestId,
 		@JsonProperty("errors") List<FieldProblem> errors) {
 
