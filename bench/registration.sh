@@ -17,6 +17,11 @@
 # wrk's pacing (PAUSE_MS after each response) is not a constant arrival rate: a slow response
 # delays the next request, so the p99 under the storm is if anything flattered, not inflated.
 # Every registration creates a user named Bench...; they stay in the database.
+#
+# All registrations come from one address, thousands of them: start the service with the
+# registration-flood limit off, e.g.
+#   java -jar target/user-profiles-*.jar --app.auth.throttle.registrations-per-address=0
+# (or APP_AUTH_THROTTLE_REGISTRATIONSPERADDRESS=0). The script stops if the service answers 429.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -78,6 +83,14 @@ HASH_THREADS=${HASH_THREADS%.*}
 log "warm-up: ${WARMUP}s of registrations, ${WARMUP}s of reads"
 registrations "$REGISTER_CONNECTIONS" "$WARMUP" "$WORK/warm-register"
 reads "$WARMUP" "$WORK/warm-reads"
+
+throttled=$(curl -s -o /dev/null -w '%{http_code}' -X POST "$BASE_URL/user/register" -H 'Content-Type: application/json' \
+  -d '{"first_name":"Bench","second_name":"Probe","birthdate":"1990-05-17","password":"bench-password"}')
+if [[ $throttled == 429 ]]; then
+  echo "the service throttles registrations from this address: restart it with" >&2
+  echo "  --app.auth.throttle.registrations-per-address=0" >&2
+  exit 2
+fi
 
 log "hash time: registrations one at a time for ${HASH_SECONDS}s"
 read -r c0 t0 <<<"$(hash_timer)"

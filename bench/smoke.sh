@@ -13,7 +13,10 @@ DIR=target/smoke
 JAR=$(ls target/user-profiles-*.jar | grep -v original | head -1)
 APP_ARGS=(--app.cluster.base-dir=$DIR --app.cluster.primary-port=27432 --app.cluster.replica1-port=27433
   --app.cluster.replica2-port=27434 --app.cluster.shared-buffers=64MB --server.port=$PORT
-  --management.server.port=$MANAGEMENT_PORT)
+  --management.server.port=$MANAGEMENT_PORT
+  # The simulations register a few dozen users from 16 loopback addresses; raised explicitly so
+  # that the default flood limit (20 per address per hour) never decides the outcome.
+  --app.auth.throttle.registrations-per-address=1000)
 
 echo "== seeding 5,000 users"
 java -jar "$JAR" "${APP_ARGS[@]}" --app.seed.users=5000 --app.seed.ids-file=$DIR/user-ids.csv > $DIR-seed.log 2>&1 \

@@ -1,6 +1,8 @@
 package dev.highload.profiles.auth;
 
 import io.swagger.v3.oas.annotations.Operation;
+import dev.highload.profiles.web.ProblemResponses;
+import jakarta.servlet.http.HttpServletRequest;
 import jakarta.validation.Valid;
 
 import org.springframework.web.bind.annotation.PostMapping;
@@ -17,10 +19,16 @@ class LoginController {
 		this.logins = logins;
 	}
 
-	@Operation(summary = "Log in", description = "Unknown ids and wrong passwords get the same 401.")
+	@Operation(summary = "Log in",
+			description = "Unknown ids and wrong passwords get the same 401. After "
+					+ "app.auth.throttle.login-failures-per-account failures for one id (default 10), or "
+					+ "app.auth.throttle.login-failures-per-address from one client (default 50), in "
+					+ "app.auth.throttle.login-window (default 15 minutes), every login for that id or from that "
+					+ "client gets 429 until the window ends.")
 	@PostMapping("/login")
-	LoginResponse login(@Valid @RequestBody LoginRequest request) {
-		return new LoginResponse(this.logins.login(request));
+	@ProblemResponses({ 400, 401, 413, 415, 429, 503 })
+	LoginResponse login(@Valid @RequestBody LoginRequest request, HttpServletRequest http) {
+		return new LoginResponse(this.logins.login(request, http.getRemoteAddr()));
 	}
 
 }

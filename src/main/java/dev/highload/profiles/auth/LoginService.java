@@ -7,7 +7,7 @@ import org.springframework.stereotype.Service;
 /**
  * Checks an id and password and issues a token. An unknown id is checked against a dummy
  * hash of the same cost, so it takes as long as a wrong password and gets the same
- * answer.
+ * answer; it is throttled the same way too ({@link LoginThrottle}).
  */
 @Service
 class LoginService {
@@ -18,21 +18,44 @@ class LoginService {
 
 	private final TokenService tokens;
 
+	private final LoginThrottle throttle;
+
 	private final String dummyHash;
 
-	LoginService(CredentialStore credentials, PasswordHasher passwordHasher, TokenService tokens) {
+	LoginService(CredentialStore credentials, PasswordHasher passwordHasher, TokenService tokens,
+			LoginThrottle throttle) {
 		this.credentials = credentials;
 		this.passwordHasher = passwordHasher;
 		this.tokens = tokens;
+		this.throttle = throttle;
 		this.dummyHash = passwordHasher.hash(java.util.UUID.randomUUID().toString());
 	}
 
-	String login(LoginRequest request) {
-		Optional<String> hash = this.credentials.findPasswordHash(request.id());
-		boolean matches = this.passwordHasher.matches(request.password(), hash.orElse(this.dummyHash));
+	/**
+	 * @param request the id and password
+	 * @param remoteAddress the client's address, for throttling
+	 * @return a token for the user
+	 * @throws AuthenticationFailedException 401 for an unknown id or a wrong password
+	 * @throws TooManyAttemptsException 429 when the account or the client has failed too
+	 * often; the password is then not checked at all
+	 */
+	String login(LoginRequest request, String remoteAddress) {
+		this.throttle.acquire(request.id(), remoteAddress);
+		boolean matches;
+		Optional<String> hash;
+		try {
+			hash = this.credentials.findPasswordHash(request.id());
+			matches = this.passwordHasher.matches(request.password(), hash.orElse(this.dummyHash));
+		}
+		catch (RuntimeException ex) {
+			// Overload or an unavailable database: no password was judged.
+			this.throttle.abandoned(request.id(), remoteAddress);
+			throw ex;
+		}
 		if (hash.isEmpty() || !matches) {
 			throw AuthenticationFailedException.badCredentials();
 		}
+		this.throttle.succeeded(request.id(), remoteAddress);
 		return this.tokens.issue(request.id());
 	}
 

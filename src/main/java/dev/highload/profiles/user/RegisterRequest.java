@@ -3,6 +3,7 @@ package dev.highload.profiles.user;
 import java.time.LocalDate;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.swagger.v3.oas.annotations.media.Schema;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Past;
 import jakarta.validation.constraints.Pattern;
@@ -20,15 +21,26 @@ import jakarta.validation.constraints.Size;
  * @param city optional
  * @param password 8 to 128 characters
  */
+@Schema(additionalProperties = Schema.AdditionalPropertiesValue.FALSE)
 record RegisterRequest(
-		@JsonProperty("first_name") @NotNull @Size(min = 1, max = 100) @Pattern(regexp = Names.NAME_PATTERN,
+		@JsonProperty("first_name") @NotNull @Size(min = 1, max = 100) @Pattern(regexp = NAME,
 				message = NAME_MESSAGE) String firstName,
-		@JsonProperty("second_name") @NotNull @Size(min = 1, max = 100) @Pattern(regexp = Names.NAME_PATTERN,
+		@JsonProperty("second_name") @NotNull @Size(min = 1, max = 100) @Pattern(regexp = NAME,
 				message = NAME_MESSAGE) String secondName,
-		@JsonProperty("birthdate") @NotNull @Past @NotBefore("1900-01-01") LocalDate birthdate,
-		@JsonProperty("biography") @Size(max = 2000) String biography,
-		@JsonProperty("city") @Size(max = 100) @Pattern(regexp = CITY, message = CITY_MESSAGE) String city,
-		@JsonProperty("password") @NotNull @Size(min = 8, max = 128) String password) {
+		@JsonProperty("birthdate") @NotNull @Past @NotBefore("1900-01-01") @Schema(format = "date",
+				description = "yyyy-MM-dd, in the past and not before 1900-01-01") LocalDate birthdate,
+		@JsonProperty("biography") @Size(max = 2000) @Schema(types = {
+				"string", "null" }) String biography,
+		@JsonProperty("city") @Size(max = 100) @Pattern(regexp = CITY,
+				message = CITY_MESSAGE) @Schema(types = { "string", "null" }) String city,
+		@JsonProperty("password") @NotNull @Size(min = 8, max = 128) String password){
+
+	/**
+	 * {@link Names#NAME_PATTERN}, anchored: the validator matches whole strings, and so
+	 * must a reader of the OpenAPI document, where an unanchored pattern may match a
+	 * part.
+	 */
+	static final String NAME = "^" + Names.NAME_PATTERN + "$";
 
 	static final String NAME_MESSAGE = "must be letters, optionally joined by single spaces, hyphens or apostrophes";
 
@@ -36,7 +48,7 @@ record RegisterRequest(
 	 * Like a name, plus digits, dots and parentheses ("St. Petersburg", "Saint-Denis
 	 * (93)").
 	 */
-	static final String CITY = "[\\p{L}\\p{M}\\p{N}]+(?:[ '’.(),-]{1,2}[\\p{L}\\p{M}\\p{N}]+)*[.)]?";
+	static final String CITY = "^[\\p{L}\\p{M}\\p{N}]+(?:[ '’.(),-]{1,2}[\\p{L}\\p{M}\\p{N}]+)*[.)]?$";
 
 	static final String CITY_MESSAGE = "must be letters or digits, optionally joined by spaces and punctuation";
 

@@ -3,13 +3,19 @@ package dev.highload.profiles.user;
 import java.util.List;
 import java.util.UUID;
 
+import dev.highload.profiles.auth.RegistrationThrottle;
 import dev.highload.profiles.auth.TokenService;
+import dev.highload.profiles.web.InvalidParameterException;
+import dev.highload.profiles.web.ProblemResponses;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.headers.Header;
 import io.swagger.v3.oas.annotations.media.ArraySchema;
 import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.security.SecurityRequirement;
+import jakarta.servlet.http.HttpServletRequest;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -32,8 +38,18 @@ import org.springframework.web.servlet.support.ServletUriComponentsBuilder;
 @RestController
 class UserController {
 
-	/** Any characters but control characters; none of them is a wildcard. */
-	private static final String PREFIX = "\\P{Cc}+";
+	/**
+	 * Any characters but control characters (Unicode category Cc: U+0000 to U+001F and
+	 * U+007F to U+009F); none of them is a wildcard. Spelled as a range, not as
+	 * {@code \P{Cc}}, so that the OpenAPI document's pattern means the same to every
+	 * reader of it.
+	 */
+	private static final String PREFIX = "^[^\\x00-\\x1F\\x7F-\\x9F]+$";
+
+	/** A UUID in its canonical form, the only one the API writes. */
+	static final String UUID_PATTERN = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
+
+	private static final List<String> EMPTY_NOT_ALLOWED = List.of("limit", "after");
 
 	private static final String PREFIX_MESSAGE = "must not contain control characters";
 
@@ -41,26 +57,38 @@ class UserController {
 
 	private final TokenService tokens;
 
-	UserController(UserService users, TokenService tokens) {
+	private final RegistrationThrottle registrations;
+
+	UserController(UserService users, TokenService tokens, RegistrationThrottle registrations) {
 		this.users = users;
 		this.tokens = tokens;
+		this.registrations = registrations;
 	}
 
-	@Operation(summary = "Register a user", description = "Returns the new user's id.")
+	@Operation(summary = "Register a user",
+			description = "Returns the new user's id. Each client address may register "
+					+ "app.auth.throttle.registrations-per-address users per app.auth.throttle.registration-window "
+					+ "(default 20 per hour); beyond that 429.")
 	@PostMapping("/user/register")
-	RegisterResponse register(@Valid @RequestBody RegisterRequest request) {
+	@ProblemResponses({ 400, 413, 415, 429, 503 })
+	RegisterResponse register(@Valid @RequestBody RegisterRequest request, HttpServletRequest http) {
+		this.registrations.acquire(http.getRemoteAddr());
 		return new RegisterResponse(this.users.register(request));
 	}
 
 	@Operation(summary = "Get a profile by id")
 	@GetMapping("/user/{id}")
-	UserProfile get(@PathVariable UUID id) {
+	@ProblemResponses({ 400, 404, 503 })
+	UserProfile get(@PathVariable @Parameter(description = "a user id",
+			schema = @Schema(format = "uuid", pattern = UUID_PATTERN)) UUID id) {
 		return this.users.get(id);
 	}
 
 	@Operation(summary = "Get a profile by id (path of the OTUS API)")
 	@GetMapping("/user/get/{id}")
-	UserProfile getByOtusPath(@PathVariable UUID id) {
+	@ProblemResponses({ 400, 404, 503 })
+	UserProfile getByOtusPath(@PathVariable @Parameter(description = "a user id",
+			schema = @Schema(format = "uuid", pattern = UUID_PATTERN)) UUID id) {
 		return this.users.get(id);
 	}
 
@@ -70,17 +98,30 @@ class UserController {
 					+ "with rel=\"next\" gives the next page.")
 	@GetMapping("/user/search")
 	@ApiResponse(responseCode = "200", description = "One page of profiles, ordered by id",
+			headers = @Header(name = HttpHeaders.LINK,
+					description = "When the page is full: <URL of the next page>; rel=\"next\"",
+					schema = @Schema(type = "string", pattern = "^<[^>]+>; rel=\"next\"$")),
 			content = @Content(mediaType = MediaType.APPLICATION_JSON_VALUE,
 					array = @ArraySchema(schema = @Schema(implementation = UserProfile.class))))
+	@ProblemResponses({ 400, 503 })
 	ResponseEntity<List<EncodedProfile>> search(
 			@RequestParam("first_name") @Size(min = 1, max = 100) @Pattern(regexp = PREFIX,
 					message = PREFIX_MESSAGE) String firstName,
 			@RequestParam("last_name") @Size(min = 1, max = 100) @Pattern(regexp = PREFIX,
 					message = PREFIX_MESSAGE) String lastName,
 			@Parameter(description = "page size") @RequestParam(defaultValue = "100") @Min(1) @Max(1000) int limit,
-			@Parameter(
-					description = "return users whose id is greater than this (the last id of the previous page)") @RequestParam(
-							required = false) UUID after) {
+			@Parameter(description = "return users whose id is greater than this (the last id of the previous page)",
+					schema = @Schema(format = "uuid", pattern = UUID_PATTERN)) @RequestParam(
+							required = false) UUID after,
+			HttpServletRequest http) {
+		// Binding reads "limit=" as the default and "after=" as absent; an empty value is
+		// a
+		// client's mistake, not a request for the first page of 100.
+		for (String name : EMPTY_NOT_ALLOWED) {
+			if ("".equals(http.getParameter(name))) {
+				throw new InvalidParameterException(name, "must not be empty");
+			}
+		}
 		List<EncodedProfile> page = this.users.search(new SearchQuery(firstName, lastName, after, limit));
 		ResponseEntity.BodyBuilder response = ResponseEntity.ok();
 		if (page.size() == limit) {
@@ -93,9 +134,12 @@ class UserController {
 		return response.body(page);
 	}
 
-	@Operation(summary = "The caller's own profile", description = "Needs Authorization: Bearer <token from /login>.")
+	@Operation(summary = "The caller's own profile", description = "Needs Authorization: Bearer <token from /login>.",
+			security = @SecurityRequirement(name = ProblemResponses.BEARER_SCHEME))
 	@GetMapping("/user/me")
-	UserProfile me(@RequestHeader(name = HttpHeaders.AUTHORIZATION, required = false) String authorization) {
+	@ProblemResponses({ 401, 404, 503 })
+	UserProfile me(@Parameter(hidden = true) @RequestHeader(name = HttpHeaders.AUTHORIZATION,
+			required = false) String authorization) {
 		return this.users.get(this.tokens.authenticate(authorization));
 	}
 

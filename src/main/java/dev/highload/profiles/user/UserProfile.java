@@ -17,9 +17,12 @@ import tools.jackson.databind.annotation.JsonSerialize;
  * @param city city, may be null
  */
 @JsonSerialize(using = UserProfileSerializer.class)
+@Schema(requiredProperties = { "id", "first_name", "second_name", "birthdate", "biography", "city" })
 public record UserProfile(@JsonProperty("id") @Schema(format = "uuid") String id,
 		@JsonProperty("first_name") String firstName, @JsonProperty("second_name") String secondName,
 		@JsonProperty("birthdate") @Schema(format = "date") String birthdate,
-		@JsonProperty("biography") String biography, @JsonProperty("city") String city) {
+		@JsonProperty("biography") @Schema(types = {
+				"string", "null" }) String biography,
+		@JsonProperty("city") @Schema(types = { "string", "null" }) String city){
 
 }

@@ -125,6 +125,13 @@ class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
 
 	@ExceptionHandler
 	ResponseEntity<Object> handleUnexpected(Exception ex, NativeWebRequest request) {
+		if (cause(ex, org.apache.tomcat.util.http.InvalidParameterException.class) != null) {
+			// Tomcat could not parse the query string (a parameter without a name, bad
+			// percent-encoding): the client's request is malformed.
+			ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST,
+					"The query string is malformed");
+			return handleExceptionInternal(ex, problem, new HttpHeaders(), HttpStatus.BAD_REQUEST, request);
+		}
 		if (cause(ex, UnconfirmedCommitException.class) != null) {
 			// Logged and counted where it was detected (routing.SynchronousCommitCheck).
 			ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,

@@ -1,5 +1,6 @@
 package dev.highload.profiles.web;
 
+import io.swagger.v3.oas.annotations.Hidden;
 import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.http.HttpServletRequest;
 
@@ -16,6 +17,7 @@ import org.springframework.web.bind.annotation.RestController;
  * problem details too, never the container's HTML page or a stack trace.
  */
 @RestController
+@Hidden
 class ProblemErrorController implements ErrorController {
 
 	@RequestMapping("${server.error.path:/error}")

@@ -4,6 +4,7 @@ import java.sql.SQLException;
 import java.util.List;
 import java.util.UUID;
 
+import dev.highload.profiles.auth.RegistrationThrottle;
 import dev.highload.profiles.auth.TokenService;
 import dev.highload.profiles.web.WebProperties;
 import org.junit.jupiter.api.Test;
@@ -38,6 +39,9 @@ class UserControllerTests {
 
 	@MockitoBean
 	TokenService tokens;
+
+	@MockitoBean
+	RegistrationThrottle registrations;
 
 	@Test
 	void aDatabaseThatCannotBeReachedIs503WithRetryAfter() {
@@ -102,6 +106,41 @@ class UserControllerTests {
 					"<http://localhost/user/search?first_name=A&last_name=B&limit=2&after=" + last + ">; rel=\"next\"");
 		assertThat(this.mvc.get().uri("/user/search?first_name=A&last_name=B&limit=3")).hasStatus(200)
 			.doesNotContainHeader("Link");
+	}
+
+	@Test
+	void anEmptyLimitOrAfterIsRejectedRatherThanTakenAsAbsent() {
+		for (String query : new String[] { "limit=", "after=" }) {
+			assertThat(this.mvc.get().uri("/user/search?first_name=A&last_name=B&" + query)).hasStatus(400)
+				.hasContentType(MediaType.APPLICATION_PROBLEM_JSON)
+				.bodyJson()
+				.extractingPath("$.errors[0].field")
+				.isEqualTo(query.substring(0, query.length() - 1));
+		}
+	}
+
+	@Test
+	void onlyCanonicalUuidsAreIds() {
+		for (String id : new String[] { "1-1-1-1-1", "0190f3c27b1e7a3d9c4e1234567890ab",
+				"{0190f3c2-7b1e-7a3d-9c4e-1234567890ab}", "0190f3c2-7b1e-7a3d-9c4e-1234567890ab0" }) {
+			assertThat(this.mvc.get().uri("/user/{id}", id)).as(id)
+				.hasStatus(400)
+				.bodyJson()
+				.extractingPath("$.errors[0].field")
+				.isEqualTo("id");
+			assertThat(this.mvc.get().uri("/user/search?first_name=A&last_name=B&after={id}", id)).as(id)
+				.hasStatus(400);
+		}
+		UUID id = UUID.fromString("0190F3C2-7B1E-7A3D-9C4E-1234567890AB");
+		given(this.users.get(id)).willReturn(new UserProfile(id.toString(), "A", "B", "1990-01-01", null, null));
+		assertThat(this.mvc.get().uri("/user/{id}", "0190F3C2-7B1E-7A3D-9C4E-1234567890AB")).hasStatus(200);
+	}
+
+	@Test
+	void aGetThatDeclaresAMalformedMultipartBodyIsServedNormally() {
+		UUID id = UUID.randomUUID();
+		given(this.users.get(id)).willReturn(new UserProfile(id.toString(), "A", "B", "1990-01-01", null, null));
+		assertThat(this.mvc.get().uri("/user/{id}", id).contentType("multipart/form-data")).hasStatus(200);
 	}
 
 }

@@ -1,0 +1,375 @@
+package dev.highload.profiles;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.http.HttpHeaders;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Date;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+
+import com.nimbusds.jose.JWSAlgorithm;
+import dev.highload.profiles.auth.ThrottleProperties;
+import com.nimbusds.jose.JWSHeader;
+import com.nimbusds.jose.crypto.MACSigner;
+import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.SignedJWT;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.test.web.server.LocalManagementPort;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Hostile input end to end: login brute force per account and per client address, tokens
+ * an attacker could forge, and the malformed requests fuzzing found. The throttled
+ * requests come from loopback addresses of their own (127.0.0.x), one per test, so they
+ * neither trip nor depend on the limits of the other tests' 127.0.0.1.
+ */
+@IntegrationTest
+class AbuseIntegrationTests {
+
+	@LocalServerPort
+	int port;
+
+	@LocalManagementPort
+	int managementPort;
+
+	@Autowired
+	MeterRegistry meterRegistry;
+
+	@Value("${app.auth.token-secret}")
+	String tokenSecret;
+
+	@Autowired
+	ThrottleProperties throttle;
+
+	int perAccount;
+
+	int perAddress;
+
+	Duration window;
+
+	ApiClient api;
+
+	@BeforeEach
+	void client() {
+		this.api = new ApiClient(this.port);
+		this.perAccount = this.throttle.loginFailuresPerAccount();
+		this.perAddress = this.throttle.loginFailuresPerAddress();
+		this.window = this.throttle.loginWindow();
+		assertThat(this.perAccount).as("the test profile's limits").isBetween(2, 20);
+		assertThat(this.perAddress).isBetween(this.perAccount + 1, 50);
+	}
+
+	@Test
+	void failedLoginsForOneAccountEndIn429UntilTheWindowEndsWithoutHashing() {
+		UUID id = this.api.register(ApiClient.uniqueName(), ApiClient.uniqueName(), "secret-password");
+		RawClient client = new RawClient("127.0.0.11", this.port);
+		for (int i = 0; i < this.perAccount; i++) {
+			assertThat(client.login(id, "wrong-password").status()).as("failure %d", i + 1).isEqualTo(401);
+		}
+		double hashes = completedHashes();
+		ApiClient.Response blocked = client.login(id, "wrong-password");
+		assertThat(blocked.status()).isEqualTo(429);
+		UserApiIntegrationTests.assertProblem(blocked);
+		assertThat(retryAfter(blocked)).isBetween(1L, this.window.toSeconds());
+		// Locked means locked: the right password waits too, and nothing is hashed.
+		assertThat(client.login(id, "secret-password").status()).isEqualTo(429);
+		assertThat(completedHashes()).isEqualTo(hashes);
+		// Another account from the same client is not affected.
+		UUID other = this.api.register(ApiClient.uniqueName(), ApiClient.uniqueName(), "secret-password");
+		assertThat(client.login(other, "secret-password").status()).isEqualTo(200);
+	}
+
+	@Test
+	void anUnknownIdIsThrottledExactlyLikeAWrongPassword() {
+		UUID known = this.api.register(ApiClient.uniqueName(), ApiClient.uniqueName(), "secret-password");
+		UUID unknown = UUID.randomUUID();
+		RawClient one = new RawClient("127.0.0.12", this.port);
+		RawClient two = new RawClient("127.0.0.13", this.port);
+		List<ApiClient.Response> wrongPassword = new ArrayList<>();
+		List<ApiClient.Response> unknownId = new ArrayList<>();
+		for (int i = 0; i <= this.perAccount; i++) {
+			wrongPassword.add(one.login(known, "wrong-password"));
+			unknownId.add(two.login(unknown, "wrong-password"));
+		}
+		for (int i = 0; i <= this.perAccount; i++) {
+			ApiClient.Response a = wrongPassword.get(i);
+			ApiClient.Response b = unknownId.get(i);
+			assertThat(a.status()).as("attempt %d", i + 1)
+				.isEqualTo(b.status())
+				.isEqualTo((i < this.perAccount) ? 401 : 429);
+			assertThat(withoutRequestId(a)).as("attempt %d", i + 1).isEqualTo(withoutRequestId(b));
+			assertThat(a.headers().firstValue("WWW-Authenticate"))
+				.isEqualTo(b.headers().firstValue("WWW-Authenticate"));
+			assertThat(a.headers().firstValue("Retry-After").isPresent())
+				.isEqualTo(b.headers().firstValue("Retry-After").isPresent());
+		}
+	}
+
+	@Test
+	void failedLoginsFromOneAddressEndIn429WhateverTheIdsAndHeaders() {
+		UUID id = this.api.register(ApiClient.uniqueName(), ApiClient.uniqueName(), "secret-password");
+		RawClient attacker = new RawClient("127.0.0.14", this.port);
+		for (int i = 0; i < this.perAddress; i++) {
+			assertThat(attacker.login(UUID.randomUUID(), "guess").status()).as("failure %d", i + 1).isEqualTo(401);
+		}
+		ApiClient.Response blocked = attacker.login(UUID.randomUUID(), "guess");
+		assertThat(blocked.status()).isEqualTo(429);
+		assertThat(retryAfter(blocked)).isBetween(1L, this.window.toSeconds());
+		// A header the client writes does not make it another client.
+		assertThat(attacker.login(UUID.randomUUID(), "guess", "X-Forwarded-For", "203.0.113.9").status())
+			.isEqualTo(429);
+		assertThat(attacker.login(id, "secret-password").status()).isEqualTo(429);
+		// Other clients, and the account itself from elsewhere, are not affected.
+		assertThat(new RawClient("127.0.0.15", this.port).login(UUID.randomUUID(), "guess").status()).isEqualTo(401);
+		assertThat(new RawClient("127.0.0.15", this.port).login(id, "secret-password").status()).isEqualTo(200);
+	}
+
+	@Test
+	void aSuccessfulLoginClearsTheAccountsFailures() {
+		UUID id = this.api.register(ApiClient.uniqueName(), ApiClient.uniqueName(), "secret-password");
+		RawClient client = new RawClient("127.0.0.16", this.port);
+		for (int round = 0; round < 2; round++) {
+			for (int i = 0; i < this.perAccount - 1; i++) {
+				assertThat(client.login(id, "wrong-password").status()).isEqualTo(401);
+			}
+			assertThat(client.login(id, "secret-password").status()).isEqualTo(200);
+		}
+	}
+
+	@Test
+	void forgedTokensGetTheSame401Problem() throws Exception {
+		UUID id = this.api.register(ApiClient.uniqueName(), ApiClient.uniqueName(), "secret-password");
+		byte[] key = Base64.getDecoder().decode(this.tokenSecret);
+		String valid = sign(key, id, Instant.now().plusSeconds(300));
+		assertThat(this.api.get("/user/me", "Authorization", "Bearer " + valid).status()).isEqualTo(200);
+
+		String[] parts = valid.split("\\.");
+		byte[] signature = Base64.getUrlDecoder().decode(parts[2]);
+		signature[signature.length / 2] ^= 0x10;
+		String tamperedSignature = parts[0] + "." + parts[1] + "." + base64Url(signature);
+		String algNone = base64Url("{\"alg\":\"none\",\"typ\":\"JWT\"}".getBytes(StandardCharsets.UTF_8)) + "."
+				+ parts[1] + ".";
+		byte[] otherKey = new byte[32];
+		new SecureRandom().nextBytes(otherKey);
+		String otherKeyToken = sign(otherKey, id, Instant.now().plusSeconds(300));
+		String expired = sign(key, id, Instant.now().minusSeconds(1));
+
+		Map<String, String> forged = Map.of("tampered signature", tamperedSignature, "alg none", algNone, "another key",
+				otherKeyToken, "expired", expired);
+		JsonNode first = null;
+		for (Map.Entry<String, String> token : forged.entrySet()) {
+			ApiClient.Response response = this.api.get("/user/me", "Authorization", "Bearer " + token.getValue());
+			assertThat(response.status()).as(token.getKey()).isEqualTo(401);
+			UserApiIntegrationTests.assertProblem(response);
+			assertThat(response.headers().firstValue("WWW-Authenticate")).as(token.getKey())
+				.contains("Bearer error=\"invalid_token\"");
+			JsonNode body = withoutRequestId(response);
+			if (first == null) {
+				first = body;
+			}
+			assertThat(body).as(token.getKey()).isEqualTo(first);
+		}
+	}
+
+	@Test
+	void malformedRequestsFoundByFuzzingAre4xxNot500() {
+		// Parameters without names: Tomcat refuses to parse the query string.
+		ApiClient.Response noNames = this.api.get("/user/search?=%C2%A9&=a");
+		assertThat(noNames.status()).isEqualTo(400);
+		UserApiIntegrationTests.assertProblem(noNames);
+		// A request line above Tomcat's limit is refused before any servlet: still a
+		// problem.
+		ApiClient.Response tooLong = this.api.get("/user/search?first_name=" + "a".repeat(20_000) + "&last_name=b");
+		assertThat(tooLong.status()).isEqualTo(400);
+		assertThat(tooLong.contentType()).startsWith("application/problem+json");
+		assertThat(tooLong.json().get("status").asInt()).isEqualTo(400);
+		assertThat(tooLong.json().get("request_id").asString()).isNotBlank();
+		assertThat(tooLong.body()).doesNotContain("<html", "Tomcat");
+		// A GET declaring a multipart body that is not one: nothing parses it.
+		UUID id = this.api.register(ApiClient.uniqueName(), ApiClient.uniqueName(), "secret-password");
+		assertThat(this.api.get("/user/" + id, "Content-Type", "multipart/form-data").status()).isEqualTo(200);
+		// JSON scalars of the wrong type are not coerced into strings and dates.
+		for (Map.Entry<String, Object> wrongType : Map
+			.<String, Object>of("city", false, "biography", 42, "first_name", 1.5, "birthdate", 12000, "password", true)
+			.entrySet()) {
+			ApiClient.Response response = this.api.post("/user/register",
+					ApiClient.toJson(UserApiIntegrationTests.change(wrongType.getKey(), wrongType.getValue())));
+			assertThat(response.status()).as(wrongType.getKey()).isEqualTo(400);
+			assertThat(response.json().get("detail").asString()).as(wrongType.getKey())
+				.isEqualTo("Invalid value for '" + wrongType.getKey() + "'");
+		}
+		// Ids only in canonical form, empty paging parameters rejected.
+		assertThat(this.api.get("/user/1-1-1-1-1").status()).isEqualTo(400);
+		assertThat(this.api.get("/user/search?first_name=A&last_name=B&after=1-1-1-1-1").status()).isEqualTo(400);
+		assertThat(this.api.get("/user/search?first_name=A&last_name=B&limit=").status()).isEqualTo(400);
+	}
+
+	@Test
+	void theOpenApiDocumentListsTheProblemsEachEndpointAnswers() {
+		JsonNode document = new ApiClient(this.managementPort).get("/actuator/openapi").json();
+		JsonNode paths = document.get("paths");
+		Map<String, List<String>> expected = Map.of("/user/register", List.of("200", "400", "413", "415", "429", "503"),
+				"/login", List.of("200", "400", "401", "413", "415", "429", "503"), "/user/{id}",
+				List.of("200", "400", "404", "503"), "/user/search", List.of("200", "400", "503"), "/user/me",
+				List.of("200", "401", "404", "503"));
+		expected.forEach((path, statuses) -> {
+			JsonNode operation = paths.get(path).propertyStream().findFirst().orElseThrow().getValue();
+			assertThat(operation.get("responses").propertyNames()).as(path)
+				.containsExactlyInAnyOrderElementsOf(statuses);
+			assertThat(operation.get("responses").get("200").get("content").propertyNames()).as(path)
+				.containsExactly("application/json");
+		});
+		assertThat(paths.propertyNames()).doesNotContain("/error");
+		JsonNode responses = document.get("components").get("responses");
+		assertThat(responses.get("TooManyRequests").get("content").propertyNames())
+			.containsExactly("application/problem+json");
+		assertThat(responses.get("TooManyRequests").get("headers").get("Retry-After").get("required").asBoolean())
+			.isTrue();
+		assertThat(paths.get("/user/me").get("get").get("security").get(0).propertyNames()).containsExactly("bearer");
+		assertThat(document.get("components").get("securitySchemes").get("bearer").get("scheme").asString())
+			.isEqualTo("bearer");
+		assertThat(paths.get("/user/search").get("get").get("responses").get("200").get("headers").propertyNames())
+			.containsExactly("Link");
+	}
+
+	private static long retryAfter(ApiClient.Response response) {
+		return Long.parseLong(response.headers().firstValue("Retry-After").orElseThrow());
+	}
+
+	private double completedHashes() {
+		return this.meterRegistry.get("profiles.password.hash").tag("operation", "verify").timer().count();
+	}
+
+	private static JsonNode withoutRequestId(ApiClient.Response response) {
+		ObjectNode node = (ObjectNode) response.json();
+		node.remove("request_id");
+		return node;
+	}
+
+	private static String sign(byte[] key, UUID subject, Instant expires) throws Exception {
+		SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.HS256),
+				new JWTClaimsSet.Builder().subject(subject.toString())
+					.issuer("user-profiles")
+					.issueTime(Date.from(expires.minusSeconds(3600)))
+					.expirationTime(Date.from(expires))
+					.build());
+		jwt.sign(new MACSigner(key));
+		return jwt.serialize();
+	}
+
+	private static String base64Url(byte[] bytes) {
+		return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+	}
+
+	/**
+	 * HTTP/1.1 over a socket bound to a chosen loopback address: the JDK's HttpClient
+	 * cannot pick its local address before Java 19, and the throttle keys on exactly
+	 * that.
+	 */
+	static final class RawClient {
+
+		private final String localAddress;
+
+		private final int port;
+
+		RawClient(String localAddress, int port) {
+			this.localAddress = localAddress;
+			this.port = port;
+		}
+
+		ApiClient.Response login(UUID id, String password, String... headers) {
+			return post("/login", ApiClient.toJson(Map.of("id", id.toString(), "password", password)), headers);
+		}
+
+		ApiClient.Response post(String path, String json, String... headers) {
+			byte[] body = json.getBytes(StandardCharsets.UTF_8);
+			StringBuilder request = new StringBuilder("POST " + path + " HTTP/1.1\r\n").append("Host: 127.0.0.1\r\n")
+				.append("Content-Type: application/json\r\n")
+				.append("Content-Length: ")
+				.append(body.length)
+				.append("\r\nConnection: close\r\n");
+			for (int i = 0; i < headers.length; i += 2) {
+				request.append(headers[i]).append(": ").append(headers[i + 1]).append("\r\n");
+			}
+			request.append("\r\n");
+			try (Socket socket = new Socket()) {
+				socket.bind(new InetSocketAddress(this.localAddress, 0));
+				socket.connect(new InetSocketAddress("127.0.0.1", this.port), 5000);
+				socket.setSoTimeout(30_000);
+				OutputStream out = socket.getOutputStream();
+				out.write(request.toString().getBytes(StandardCharsets.US_ASCII));
+				out.write(body);
+				out.flush();
+				return parse(socket.getInputStream().readAllBytes());
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException(ex);
+			}
+		}
+
+		private static ApiClient.Response parse(byte[] raw) throws IOException {
+			String text = new String(raw, StandardCharsets.ISO_8859_1);
+			int end = text.indexOf("\r\n\r\n");
+			String[] lines = text.substring(0, end).split("\r\n");
+			int status = Integer.parseInt(lines[0].split(" ")[1]);
+			Map<String, List<String>> headers = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+			for (int i = 1; i < lines.length; i++) {
+				int colon = lines[i].indexOf(':');
+				headers.computeIfAbsent(lines[i].substring(0, colon).trim(), (k) -> new ArrayList<>())
+					.add(lines[i].substring(colon + 1).trim());
+			}
+			byte[] body = java.util.Arrays.copyOfRange(raw, end + 4, raw.length);
+			if (headers.getOrDefault("Transfer-Encoding", List.of()).contains("chunked")) {
+				body = dechunk(new java.io.ByteArrayInputStream(body));
+			}
+			return new ApiClient.Response(status, HttpHeaders.of(headers, (name, value) -> true),
+					new String(body, StandardCharsets.UTF_8));
+		}
+
+		private static byte[] dechunk(InputStream in) throws IOException {
+			ByteArrayOutputStream out = new ByteArrayOutputStream();
+			while (true) {
+				StringBuilder size = new StringBuilder();
+				int c;
+				while ((c = in.read()) != '\n') {
+					if (c == -1) {
+						return out.toByteArray();
+					}
+					if (c != '\r') {
+						size.append((char) c);
+					}
+				}
+				int length = Integer.parseInt(size.toString().split(";")[0].trim(), 16);
+				if (length == 0) {
+					return out.toByteArray();
+				}
+				out.write(in.readNBytes(length));
+				in.readNBytes(2);
+			}
+		}
+
+	}
+
+}
