@@ -33,7 +33,11 @@ class DataSourceConfiguration {
 	@Bean(destroyMethod = "close")
 	@FlywayDataSource
 	HikariDataSource writeDataSource(DatabaseProperties properties) {
-		return pool("primary", properties.nodes(), "primary", properties, properties.writePool(), false);
+		HikariDataSource pool = pool("primary", properties.nodes(), "primary", properties, properties.writePool(),
+				false);
+		// A connection to a node that became read-only is evicted, not reused.
+		pool.setExceptionOverrideClassName(ReadOnlyNodeEviction.class.getName());
+		return pool;
 	}
 
 	@Bean(destroyMethod = "close")
