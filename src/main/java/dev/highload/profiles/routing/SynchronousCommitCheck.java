@@ -19,7 +19,8 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 /**
  * Wraps the write pool so that a commit PostgreSQL confirms only with a warning, because
- * its wait for the synchronous standbys was cancelled, is not taken for a success.
+ * its wait for the synchronous standbys was cancelled, is not taken for a success, and a
+ * commit whose connection broke is not taken for a failure.
  * <p>
  * Such a commit (after {@code pg_cancel_backend}, a statement timeout or a shutdown while
  * waiting) has happened on the primary but no replica confirmed it: after a failover it
@@ -38,7 +39,8 @@ class SynchronousCommitCheck extends DelegatingDataSource {
 	SynchronousCommitCheck(DataSource target, MeterRegistry meterRegistry) {
 		super(target);
 		this.unconfirmed = Counter.builder("profiles.commits.unconfirmed")
-			.description("Commits whose wait for a synchronous standby was cancelled: outcome unknown")
+			.description("Commits whose wait for a synchronous standby was cancelled, or whose connection broke: "
+					+ "outcome unknown")
 			.register(meterRegistry);
 	}
 
@@ -66,6 +68,12 @@ class SynchronousCommitCheck extends DelegatingDataSource {
 			}
 		}
 		return false;
+	}
+
+	/** Whether a commit failed because the connection or the server went away. */
+	static boolean isConnectionLost(SQLException ex) {
+		String state = ex.getSQLState();
+		return state != null && (state.startsWith("08") || state.startsWith("57P"));
 	}
 
 	private final class CommitHandler implements InvocationHandler {
@@ -109,7 +117,21 @@ class SynchronousCommitCheck extends DelegatingDataSource {
 
 		private void commit() throws SQLException {
 			this.target.clearWarnings();
-			this.target.commit();
+			try {
+				this.target.commit();
+			}
+			catch (SQLException ex) {
+				if (!isConnectionLost(ex)) {
+					throw ex;
+				}
+				// A primary killed while the commit waited for a standby: committed
+				// locally
+				// perhaps, replicated perhaps not. A failure would be a lie a client
+				// retries.
+				SynchronousCommitCheck.this.unconfirmed.increment();
+				log.warn("Connection lost during commit, outcome unknown: {}", ex.getMessage());
+				throw new UnconfirmedCommitException(ex);
+			}
 			SQLWarning warnings = this.target.getWarnings();
 			if (isCancelledSynchronousWait(warnings)) {
 				this.target.clearWarnings();
