@@ -10,7 +10,8 @@
 # ACKNOWLEDGED (default 10000) writes are acknowledged across the run, half of them before
 # the crash; WRITERS (default 16) concurrent clients. The service and its own cluster
 # (ports 29432-29434, target/lost-write-cluster) run inside the test JVM; nothing is left
-# running. Reports and per-request outcome logs: target/lost-write/.
+# running. Reports and per-request outcome logs: target/lost-write/. Replication is stalled
+# for LOST_WRITE_STALL_MS (default 2000) right before the crash; 0 crashes without a stall.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 acknowledged=${1:-10000}
@@ -24,6 +25,7 @@ if [ "$acknowledged" -lt 2 ] || [ "$writers" -lt 1 ]; then
 fi
 rm -rf target/lost-write
 ./mvnw -B -ntp verify -Dtest=NoSuchTest -Dsurefire.failIfNoSpecifiedTests=false \
-  -Dit.test=LostWriteIntegrationTests -Dlost-write.acknowledged="$acknowledged" -Dlost-write.writers="$writers"
+  -Dit.test=LostWriteIntegrationTests -Dlost-write.acknowledged="$acknowledged" -Dlost-write.writers="$writers" \
+  -Dlost-write.stall-ms="${LOST_WRITE_STALL_MS:-2000}"
 echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 cat target/lost-write/sync-report.txt target/lost-write/async-report.txt

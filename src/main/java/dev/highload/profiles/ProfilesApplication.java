@@ -21,7 +21,7 @@ import org.springframework.context.annotation.Bean;
 public class ProfilesApplication {
 
 	public static void main(String[] args) {
-		if (Arrays.asList(args).contains(FailoverCommand.ARGUMENT)) {
+		if (Arrays.stream(args).anyMatch(FailoverCommand::selects)) {
 			System.exit(FailoverCommand.run(args));
 		}
 		SpringApplication application = new SpringApplication(ProfilesApplication.class);

@@ -210,9 +210,10 @@ final class LostWriteCheck {
 			long failoverCommandMillis;
 			try {
 				awaitAcknowledged(this.settings.acknowledgedBeforeCrash(), deadline);
-				List<Long> walSenders = walSenders();
-				signal("STOP", walSenders);
-				Thread.sleep(this.settings.stall().toMillis());
+				if (!this.settings.stall().isZero()) {
+					signal("STOP", walSenders());
+					Thread.sleep(this.settings.stall().toMillis());
+				}
 				crashPrimary();
 				long started = System.nanoTime();
 				failoverReport = FailoverCommand.failover(this.properties);

@@ -19,6 +19,8 @@ class LostWriteIntegrationTests {
 
 	private static final int WRITERS = Integer.getInteger("lost-write.writers", 16);
 
+	private static final Duration STALL = Duration.ofMillis(Long.getLong("lost-write.stall-ms", 2000));
+
 	private static final Path BASE_DIR = Path.of("target/lost-write-cluster");
 
 	private static final int[] PORTS = { 29432, 29433, 29434 };
@@ -27,8 +29,8 @@ class LostWriteIntegrationTests {
 		// About 60 registrations a second fit on 2 cores (Argon2id); the limit is
 		// generous.
 		Duration timeLimit = Duration.ofSeconds(120 + ACKNOWLEDGED / 10);
-		return new LostWriteCheck.Settings(synchronous, WRITERS, ACKNOWLEDGED / 2, ACKNOWLEDGED, Duration.ofSeconds(2),
-				timeLimit, BASE_DIR, PORTS, Path.of("target/lost-write"));
+		return new LostWriteCheck.Settings(synchronous, WRITERS, ACKNOWLEDGED / 2, ACKNOWLEDGED, STALL, timeLimit,
+				BASE_DIR, PORTS, Path.of("target/lost-write"));
 	}
 
 	@Test

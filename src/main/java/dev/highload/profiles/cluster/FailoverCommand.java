@@ -22,6 +22,15 @@ public final class FailoverCommand {
 	public static final String ARGUMENT = "--app.failover";
 
 	/**
+	 * Whether a command-line argument selects this command.
+	 * @param argument one argument
+	 * @return true for {@code --app.failover} and {@code --app.failover=true}
+	 */
+	public static boolean selects(String argument) {
+		return argument.equals(ARGUMENT) || argument.equals(ARGUMENT + "=true");
+	}
+
+	/**
 	 * Runs the failover and returns the process exit code: 0 done, 1 failed.
 	 * @param args the command line, passed on to Spring's configuration
 	 * @return the exit code
