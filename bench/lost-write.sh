@@ -16,8 +16,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 acknowledged=${1:-10000}
 writers=${2:-16}
-case "$acknowledged$writers" in
-  *[!0-9]*) echo "usage: $0 [ACKNOWLEDGED] [WRITERS] (positive integers)" >&2; exit 2 ;;
+stall_ms=${LOST_WRITE_STALL_MS:-2000}
+case "$acknowledged$writers$stall_ms" in
+  *[!0-9]*) echo "usage: [LOST_WRITE_STALL_MS=ms] $0 [ACKNOWLEDGED] [WRITERS] (integers)" >&2; exit 2 ;;
 esac
 if [ "$acknowledged" -lt 2 ] || [ "$writers" -lt 1 ]; then
   echo "ACKNOWLEDGED must be at least 2 and WRITERS at least 1" >&2
@@ -26,6 +27,6 @@ fi
 rm -rf target/lost-write
 ./mvnw -B -ntp verify -Dtest=NoSuchTest -Dsurefire.failIfNoSpecifiedTests=false \
   -Dit.test=LostWriteIntegrationTests -Dlost-write.acknowledged="$acknowledged" -Dlost-write.writers="$writers" \
-  -Dlost-write.stall-ms="${LOST_WRITE_STALL_MS:-2000}"
+  -Dlost-write.stall-ms="$stall_ms"
 echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 cat target/lost-write/sync-report.txt target/lost-write/async-report.txt
