@@ -242,7 +242,7 @@ public final class EmbeddedCluster implements AutoCloseable {
 		}
 		return this.nodes.stream()
 			.filter((n) -> n != primary)
-			.map((n) -> '"' + n.name() + '"')
+			.map(PostgresNode::name)
 			.collect(java.util.stream.Collectors.joining(", ", "ANY 1 (", ")"));
 	}
 

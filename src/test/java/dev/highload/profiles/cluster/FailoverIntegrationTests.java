@@ -52,7 +52,7 @@ class FailoverIntegrationTests {
 			promoted = primaries.get(0);
 			String other = promoted.equals("replica1") ? "replica2" : "replica1";
 			assertThat(query(first, promoted, "SHOW synchronous_standby_names"))
-				.isEqualTo("ANY 1 (\"primary\", \"" + other + "\")");
+				.isEqualTo("ANY 1 (primary, " + other + ")");
 			// A synchronous commit on the new primary returns: the other standby confirms
 			// it.
 			execute(first, promoted, "SET statement_timeout = '20s'", "INSERT INTO marks VALUES ('after')");
