@@ -53,6 +53,22 @@ final class Failover {
 	Result run() throws IOException, InterruptedException {
 		long started = System.nanoTime();
 		PostgresNode old = this.cluster.currentPrimary();
+		// Touch nothing unless there is a standby to promote.
+		List<String> before = new ArrayList<>();
+		for (PostgresNode node : this.cluster.nodes()) {
+			if (node != old && !node.isFenced()) {
+				try {
+					inspect(node);
+					before.add(node.name());
+				}
+				catch (SQLException ex) {
+					log.info("Failover: standby {} does not answer: {}", node.name(), ex.getMessage());
+				}
+			}
+		}
+		if (before.isEmpty()) {
+			throw new IllegalStateException("No standby answers, nothing to promote; " + old.name() + " left as it is");
+		}
 		boolean wasRunning = isAlive(old.lockFilePid());
 		// Fence first: from here on the old primary can never take writes again.
 		old.recoverLeftover(STOP_TIMEOUT);
