@@ -23,6 +23,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param replicationPassword password of the {@code replicator} role used for streaming
  * @param sharedBuffers {@code shared_buffers} of every node
  * @param startTimeout how long a node may take to accept connections
+ * @param synchronousReplication a commit waits until one standby has applied it
+ * ({@code ANY 1} over the other nodes, {@code remote_apply}); {@code false} makes
+ * replication asynchronous, which loses acknowledged writes in a failover and exists only
+ * as the negative control of the lost-write check
  */
 @ConfigurationProperties("app.cluster")
 public record ClusterProperties(@DefaultValue("true") boolean enabled, @DefaultValue(".data") Path baseDir,
@@ -30,6 +34,7 @@ public record ClusterProperties(@DefaultValue("true") boolean enabled, @DefaultV
 		@DefaultValue("15434") int replica2Port, @DefaultValue("profiles") String database,
 		@DefaultValue("profiles") String username, @DefaultValue("profiles") String password,
 		@DefaultValue("postgres") String superuserPassword, @DefaultValue("replicator") String replicationPassword,
-		@DefaultValue("256MB") String sharedBuffers, @DefaultValue("120s") Duration startTimeout) {
+		@DefaultValue("256MB") String sharedBuffers, @DefaultValue("120s") Duration startTimeout,
+		@DefaultValue("true") boolean synchronousReplication) {
 
 }

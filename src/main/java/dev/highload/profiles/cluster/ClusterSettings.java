@@ -25,6 +25,8 @@ final class ClusterSettings {
 				wal_log_hints = on
 				fsync = on
 				# Durable on the primary and visible on at least one replica before a commit returns.
+				# The primary's node.conf names its standbys (ANY 1 over the other nodes), so the
+				# setting follows a failover; this line is only the bootstrap's layout.
 				synchronous_standby_names = 'ANY 1 (%s, %s)'
 				synchronous_commit = remote_apply
 				shared_preload_libraries = 'pg_stat_statements'

@@ -26,9 +26,12 @@ import org.slf4j.LoggerFactory;
  * <p>
  * The first start runs initdb for the primary, creates the roles, the database and one
  * replication slot per replica, shuts the primary down cleanly and clones its data
- * directory for each replica. Later starts reuse the data directories. One cluster per
- * base directory is shared by everything in the JVM that {@link #acquire acquires} it,
- * and stops when the last holder {@link #close closes} it.
+ * directory for each replica. Later starts reuse the data directories. The primary is
+ * whichever node has no standby.signal, so the roles survive a {@link Failover}; a node
+ * that the failover fenced is re-cloned from the current primary at the next start and
+ * rejoins as its standby. One cluster per base directory is shared by everything in the
+ * JVM that {@link #acquire acquires} it, and stops when the last holder {@link #close
+ * closes} it.
  */
 public final class EmbeddedCluster implements AutoCloseable {
 
@@ -145,8 +148,14 @@ public final class EmbeddedCluster implements AutoCloseable {
 				bootstrap();
 			}
 			PostgresNode primary = currentPrimary();
+			for (PostgresNode node : this.nodes) {
+				if (node.isFenced()) {
+					reclone(node, primary);
+				}
+			}
 			configure(primary);
 			primary.start(this.properties.startTimeout(), Map.of(), this.properties.superuserPassword());
+			ensureSlots(primary);
 			for (PostgresNode node : this.nodes) {
 				if (node != primary) {
 					node.start(this.properties.startTimeout(), Map.of(), this.properties.superuserPassword());
@@ -185,8 +194,20 @@ public final class EmbeddedCluster implements AutoCloseable {
 		}
 	}
 
+	List<PostgresNode> nodes() {
+		return this.nodes;
+	}
+
+	ClusterProperties properties() {
+		return this.properties;
+	}
+
+	Path clusterDir() {
+		return this.clusterDir;
+	}
+
 	/** The one node without standby.signal. */
-	private PostgresNode currentPrimary() {
+	PostgresNode currentPrimary() {
 		List<PostgresNode> primaries = this.nodes.stream().filter((n) -> !n.isStandby()).toList();
 		if (primaries.size() != 1) {
 			throw new IllegalStateException("Expected exactly one node without standby.signal in " + this.clusterDir
@@ -204,11 +225,14 @@ public final class EmbeddedCluster implements AutoCloseable {
 		}
 	}
 
-	private void configure(PostgresNode node, PostgresNode primary) throws IOException {
+	void configure(PostgresNode node, PostgresNode primary) throws IOException {
 		Map<String, String> settings = new LinkedHashMap<>();
 		settings.put("port", Integer.toString(node.port()));
 		settings.put("cluster_name", node.name());
-		if (node.isStandby()) {
+		if (node == primary) {
+			settings.put("synchronous_standby_names", synchronousStandbyNames(primary));
+		}
+		else if (node.isStandby()) {
 			settings.put("primary_conninfo",
 					"host=127.0.0.1 port=" + primary.port() + " user=replicator password="
 							+ this.properties.replicationPassword() + " application_name=" + node.name()
@@ -216,6 +240,54 @@ public final class EmbeddedCluster implements AutoCloseable {
 			settings.put("primary_slot_name", node.name());
 		}
 		node.writeNodeConf(settings);
+	}
+
+	/**
+	 * {@code ANY 1} over every other node, so a commit waits for whichever standby
+	 * applies it first; empty (asynchronous) when synchronous replication is off. A
+	 * primary whose standbys are all down makes commits wait until one connects.
+	 */
+	String synchronousStandbyNames(PostgresNode primary) {
+		if (!this.properties.synchronousReplication()) {
+			return "";
+		}
+		return this.nodes.stream()
+			.filter((n) -> n != primary)
+			.map(PostgresNode::name)
+			.collect(java.util.stream.Collectors.joining(", ", "ANY 1 (", ")"));
+	}
+
+	/**
+	 * One physical replication slot per other node, named after it, reserving WAL from
+	 * now on: a node cloned from the primary streams through it.
+	 */
+	void ensureSlots(PostgresNode primary) throws IOException {
+		try (Connection c = primary.connect("postgres", "postgres", this.properties.superuserPassword());
+				PreparedStatement s = c.prepareStatement("SELECT pg_create_physical_replication_slot(?, true) "
+						+ "WHERE NOT EXISTS (SELECT 1 FROM pg_replication_slots WHERE slot_name = ?)")) {
+			for (PostgresNode node : this.nodes) {
+				if (node != primary) {
+					s.setString(1, node.name());
+					s.setString(2, node.name());
+					s.execute();
+				}
+			}
+		}
+		catch (SQLException ex) {
+			throw new IOException("Could not create replication slots on " + primary.name() + ": " + ex.getMessage(),
+					ex);
+		}
+	}
+
+	/**
+	 * Replaces a fenced node's data directory with a copy of the stopped primary's, as a
+	 * standby: the way a failed primary, whose WAL may have diverged, comes back.
+	 */
+	private void reclone(PostgresNode node, PostgresNode primary) throws IOException {
+		log.info("Node {}: fenced by a failover; re-cloning it from {} as a standby", node.name(), primary.name());
+		FileTrees.delete(node.dataDir());
+		FileTrees.copy(primary.dataDir(), node.dataDir(), EmbeddedCluster::notCloned);
+		Files.createFile(node.dataDir().resolve("standby.signal"));
 	}
 
 	private void bootstrap() throws IOException, InterruptedException {
@@ -248,7 +320,7 @@ public final class EmbeddedCluster implements AutoCloseable {
 	private static boolean notCloned(Path relative) {
 		String name = relative.toString();
 		return name.equals("postmaster.pid") || name.equals("postmaster.opts") || name.equals(PostgresNode.NODE_CONF)
-				|| name.equals("pg_replslot");
+				|| name.equals(PostgresNode.FENCE) || name.equals("pg_replslot");
 	}
 
 	private void createRolesAndDatabase(PostgresNode primary) throws IOException {

@@ -36,6 +36,12 @@ final class PostgresNode {
 	 */
 	static final String NODE_CONF = "node.conf";
 
+	/**
+	 * Marks a data directory that a failover took the primary role from: it may hold WAL
+	 * the new primary never saw, so it is never started as it is but re-cloned.
+	 */
+	static final String FENCE = "fenced-by-failover";
+
 	private final String name;
 
 	private final Path dataDir;
@@ -71,6 +77,32 @@ final class PostgresNode {
 
 	boolean isStandby() {
 		return Files.exists(this.dataDir.resolve("standby.signal"));
+	}
+
+	boolean isFenced() {
+		return Files.exists(this.dataDir.resolve(FENCE));
+	}
+
+	/**
+	 * Makes this data directory unable to serve as a primary: standby.signal without an
+	 * upstream (a postmaster started on it by hand stays read-only), and the fence mark.
+	 */
+	void fence(String reason) throws IOException {
+		Files.writeString(this.dataDir.resolve(FENCE), reason + "\n");
+		if (!isStandby()) {
+			Files.createFile(this.dataDir.resolve("standby.signal"));
+		}
+		writeNodeConf(Map.of("port", Integer.toString(this.port), "cluster_name", this.name));
+	}
+
+	/** The postmaster's pid from postmaster.pid, or -1 when the file is absent. */
+	long lockFilePid() throws IOException {
+		Path lockFile = this.dataDir.resolve("postmaster.pid");
+		if (!Files.exists(lockFile)) {
+			return -1;
+		}
+		List<String> lines = Files.readAllLines(lockFile, StandardCharsets.UTF_8);
+		return lines.isEmpty() ? -1 : parsePid(lines.get(0));
 	}
 
 	boolean isRunning() {
@@ -113,11 +145,10 @@ final class PostgresNode {
 		if (!Files.exists(lockFile)) {
 			return;
 		}
-		List<String> lines = Files.readAllLines(lockFile, StandardCharsets.UTF_8);
-		long pid = lines.isEmpty() ? -1 : parsePid(lines.get(0));
+		long pid = lockFilePid();
 		Optional<ProcessHandle> handle = (pid > 0) ? ProcessHandle.of(pid) : Optional.empty();
 		if (handle.isPresent() && handle.get().isAlive() && isPostgres(handle.get())) {
-			log.warn("Node {}: stopping postmaster {} left running by an earlier run", this.name, pid);
+			log.warn("Node {}: stopping postmaster {}, which this process did not start", this.name, pid);
 			signal(pid, "INT");
 			if (!awaitExit(handle.get(), timeout)) {
 				signal(pid, "QUIT");

@@ -34,7 +34,16 @@ class DataSourceConfiguration {
 	@Bean(destroyMethod = "close")
 	@FlywayDataSource
 	HikariDataSource writeDataSource(DatabaseProperties properties) {
-		return pool("primary", properties.nodes(), "primary", properties, properties.writePool(), false);
+		HikariDataSource pool = pool("primary", properties.nodes(), "primary", properties, properties.writePool(),
+				false);
+		// A connection to a node that became read-only is evicted, not reused.
+		pool.setExceptionOverrideClassName(ReadOnlyNodeEviction.class.getName());
+		// pgjdbc remembers each host's role for hostRecheckSeconds (10 s by default) and
+		// skips hosts it believes are standbys: after a promotion the pool would not try
+		// the
+		// new primary for up to 10 s. The write pool re-checks roles after 1 s instead.
+		pool.addDataSourceProperty("hostRecheckSeconds", "1");
+		return pool;
 	}
 
 	@Bean(destroyMethod = "close")

@@ -24,7 +24,8 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 /**
  * Wraps the write pool so that a commit PostgreSQL confirms only with a warning, because
- * its wait for the synchronous standbys was cancelled, is not taken for a success.
+ * its wait for the synchronous standbys was cancelled, is not taken for a success, and a
+ * commit whose connection broke is not taken for a failure.
  * <p>
  * Such a commit (after {@code pg_cancel_backend}, a statement timeout or a shutdown while
  * waiting) has happened on the primary but no replica confirmed it: after a failover it
@@ -61,7 +62,8 @@ class SynchronousCommitCheck extends DelegatingDataSource {
 			throw new IllegalArgumentException("app.db.write-timeout must be positive, was " + writeTimeout);
 		}
 		this.unconfirmed = Counter.builder("profiles.commits.unconfirmed")
-			.description("Commits whose wait for a synchronous standby was cancelled: outcome unknown")
+			.description("Commits whose wait for a synchronous standby was cancelled, or whose connection broke: "
+					+ "outcome unknown")
 			.register(meterRegistry);
 		this.deadlineNanos = writeTimeout.toNanos();
 		this.timer = new ScheduledThreadPoolExecutor(1, (task) -> {

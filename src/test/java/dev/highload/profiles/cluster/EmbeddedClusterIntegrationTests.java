@@ -22,8 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class EmbeddedClusterIntegrationTests {
 
 	static final ClusterProperties properties = new ClusterProperties(true, Path.of("target/lifecycle-cluster"), 26432,
-			26433, 26434, "profiles", "profiles", "profiles", "postgres", "replicator", "32MB",
-			Duration.ofSeconds(120));
+			26433, 26434, "profiles", "profiles", "profiles", "postgres", "replicator", "32MB", Duration.ofSeconds(120),
+			true);
 
 	@BeforeAll
 	@AfterAll
