@@ -124,12 +124,50 @@ public class ProfileSeeder {
 			log.info("Seeding: VACUUM ANALYZE users");
 			try (Statement statement = connection.createStatement()) {
 				statement.execute("VACUUM (ANALYZE) users");
+				vacuumUntilAllVisible(statement);
 			}
 		}
 		Result result = new Result(inserted, skipped, (System.nanoTime() - started) / 1_000_000, idsFile);
 		log.info("Seeded {} profiles ({} were already present) in {} ms; ids in {}", result.inserted(),
 				result.skipped(), result.millis(), idsFile);
 		return result;
+	}
+
+	/**
+	 * VACUUM marks a page all-visible only when its rows are older than every snapshot,
+	 * the replicas' included: with hot_standby_feedback, a replica reports its oldest
+	 * transaction every wal_receiver_status_interval (10 s), so the rows of the last
+	 * seconds of seeding are still "recent" at the first VACUUM. Measured on 1,000,000
+	 * rows: 31 % of the pages stayed not all-visible, the search's index-only scans
+	 * fetched thousands of heap pages, and single-letter searches had a p99 of 12.8 ms
+	 * instead of 5.0 ms. Repeats VACUUM, which then visits only those pages, until every
+	 * page is all-visible or 30 s have passed.
+	 */
+	private static void vacuumUntilAllVisible(Statement statement) throws SQLException {
+		long deadline = System.nanoTime() + 30_000_000_000L;
+		while (true) {
+			long pages;
+			long visible;
+			try (ResultSet rs = statement
+				.executeQuery("SELECT relpages, relallvisible FROM pg_class WHERE oid = 'users'::regclass")) {
+				rs.next();
+				pages = rs.getLong(1);
+				visible = rs.getLong(2);
+			}
+			if (visible >= pages || System.nanoTime() > deadline) {
+				log.info("Seeding: {} of {} pages all-visible", visible, pages);
+				return;
+			}
+			log.info("Seeding: {} of {} pages all-visible; VACUUM again in 2 s", visible, pages);
+			try {
+				Thread.sleep(2000);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return;
+			}
+			statement.execute("VACUUM users");
+		}
 	}
 
 	private static boolean exists(Connection connection, UUID id) throws SQLException {
