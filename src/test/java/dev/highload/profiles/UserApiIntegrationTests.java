@@ -88,6 +88,25 @@ class UserApiIntegrationTests {
 	}
 
 	@Test
+	void lengthsCountCharactersAsTheOpenApiDocumentDoes() {
+		// U+1D400.., mathematical bold letters: \p{L}, outside the BMP, two UTF-16 units
+		// each.
+		String bold = new String(Character.toChars(0x1D400)) + new String(Character.toChars(0x1D401));
+		String sevenCharacters = "abcde" + bold;
+		ApiClient.Response shortPassword = this.api.post("/user/register",
+				ApiClient.registration(ApiClient.uniqueName(), ApiClient.uniqueName(), sevenCharacters));
+		assertThat(shortPassword.status()).as("7 characters, 9 UTF-16 units").isEqualTo(400);
+		assertThat(fields(shortPassword)).containsExactly("password");
+
+		String hundredLetters = bold.repeat(50);
+		UUID id = this.api.register(hundredLetters, ApiClient.uniqueName(), "abcdef" + bold);
+		assertThat(this.api.get("/user/" + id).json().get("first_name").asString()).isEqualTo(hundredLetters);
+		ApiClient.Response tooLong = this.api.post("/user/register",
+				ApiClient.registration(hundredLetters + bold, ApiClient.uniqueName(), "long enough"));
+		assertThat(fields(tooLong)).containsExactly("first_name");
+	}
+
+	@Test
 	void aSearchPageIsTheSameJsonAsTheProfilesItHolds() {
 		String first = ApiClient.uniqueName();
 		String last = ApiClient.uniqueName();
