@@ -1,10 +1,7 @@
 package dev.highload.profiles.auth;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 
 import org.junit.jupiter.api.Test;
 
@@ -119,35 +116,6 @@ class AttemptLimiterTests {
 		assertThat(ClientAddress.key("2001:db8:1:3::1")).isNotEqualTo(ClientAddress.key("2001:db8:1:2::1"));
 		assertThat(ClientAddress.key("0:0:0:0:0:0:0:1")).isEqualTo("0:0:0:0:0:0:0:0/64");
 		assertThat(ClientAddress.key(null)).isEqualTo("unknown");
-	}
-
-	static final class MutableClock extends Clock {
-
-		private Instant instant;
-
-		MutableClock(Instant instant) {
-			this.instant = instant;
-		}
-
-		void advance(Duration duration) {
-			this.instant = this.instant.plus(duration);
-		}
-
-		@Override
-		public Instant instant() {
-			return this.instant;
-		}
-
-		@Override
-		public ZoneId getZone() {
-			return ZoneOffset.UTC;
-		}
-
-		@Override
-		public Clock withZone(ZoneId zone) {
-			throw new UnsupportedOperationException();
-		}
-
 	}
 
 }

@@ -2,11 +2,8 @@ package dev.highload.profiles.auth;
 
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.Base64;
 import java.util.Date;
 import java.util.UUID;
@@ -343,36 +340,6 @@ class TokenServiceTests {
 
 	private static AuthProperties properties(String secret) {
 		return new AuthProperties(secret, TTL, 0, 64);
-	}
-
-	/** A clock that stands still until it is moved. */
-	private static final class MutableClock extends Clock {
-
-		private Instant instant;
-
-		MutableClock(Instant instant) {
-			this.instant = instant;
-		}
-
-		void advance(Duration duration) {
-			this.instant = this.instant.plus(duration);
-		}
-
-		@Override
-		public Instant instant() {
-			return this.instant;
-		}
-
-		@Override
-		public ZoneId getZone() {
-			return ZoneOffset.UTC;
-		}
-
-		@Override
-		public Clock withZone(ZoneId zone) {
-			throw new UnsupportedOperationException();
-		}
-
 	}
 
 }
