@@ -1,6 +1,8 @@
 package dev.highload.profiles;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 
@@ -32,6 +34,30 @@ public interface ClusterNodes {
 	default void execute(String node, String sql) throws SQLException {
 		try (Connection c = connectAsSuperuser(node, "postgres"); Statement s = c.createStatement()) {
 			s.execute(sql);
+		}
+	}
+
+	/**
+	 * Runs one query as the superuser and returns its first column of its first row.
+	 * @param node {@code primary}, {@code replica1} or {@code replica2}
+	 * @param database the database to connect to
+	 * @param sql the query, with {@code ?} for the parameters
+	 * @param parameters bound in order with {@code setObject}
+	 * @return the value as text, {@code null} for SQL NULL
+	 * @throws SQLException if the node cannot be reached, the query fails or returns no
+	 * row
+	 */
+	default String queryValue(String node, String database, String sql, Object... parameters) throws SQLException {
+		try (Connection c = connectAsSuperuser(node, database); PreparedStatement s = c.prepareStatement(sql)) {
+			for (int i = 0; i < parameters.length; i++) {
+				s.setObject(i + 1, parameters[i]);
+			}
+			try (ResultSet rs = s.executeQuery()) {
+				if (!rs.next()) {
+					throw new SQLException("No row from " + node + ": " + sql);
+				}
+				return rs.getString(1);
+			}
 		}
 	}
 

@@ -1,11 +1,9 @@
 package dev.highload.profiles.cluster;
 
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.Map;
 
 import org.junit.jupiter.api.AfterAll;
@@ -21,14 +19,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class EmbeddedClusterIntegrationTests {
 
-	static final ClusterProperties properties = new ClusterProperties(true, Path.of("target/lifecycle-cluster"), 26432,
-			26433, 26434, "profiles", "profiles", "profiles", "postgres", "replicator", "32MB", Duration.ofSeconds(120),
-			true);
+	static final ClusterProperties properties = OwnCluster.properties("lifecycle-cluster", 26432);
 
 	@BeforeAll
 	@AfterAll
 	static void clean() throws Exception {
-		FileTrees.delete(properties.baseDir().resolve("cluster"));
+		OwnCluster.deleteNodes(properties);
 	}
 
 	@Test

@@ -1,7 +1,6 @@
 package dev.highload.profiles.cluster;
 
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -25,14 +24,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class FailoverIntegrationTests {
 
-	static final ClusterProperties properties = new ClusterProperties(true, Path.of("target/failover-cluster"), 29432,
-			29433, 29434, "profiles", "profiles", "profiles", "postgres", "replicator", "32MB", Duration.ofSeconds(120),
-			true);
+	static final ClusterProperties properties = OwnCluster.properties("failover-cluster", 29432);
 
 	@BeforeAll
 	@AfterAll
 	static void clean() throws Exception {
-		FileTrees.delete(properties.baseDir().resolve("cluster"));
+		OwnCluster.deleteNodes(properties);
 	}
 
 	@Test

@@ -194,14 +194,7 @@ class RoutingIntegrationTests {
 	}
 
 	private String setting(String node, String name) throws SQLException {
-		try (Connection c = this.cluster.connectAsSuperuser(node, "postgres");
-				PreparedStatement s = c.prepareStatement("SELECT current_setting(?)")) {
-			s.setString(1, name);
-			try (ResultSet rs = s.executeQuery()) {
-				rs.next();
-				return rs.getString(1);
-			}
-		}
+		return this.cluster.queryValue(node, "postgres", "SELECT current_setting(?)", name);
 	}
 
 }
