@@ -5,6 +5,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
 
 /**
  * Superuser connections to the nodes {@code primary}, {@code replica1} and
@@ -57,6 +59,27 @@ public interface ClusterNodes {
 					throw new SQLException("No row from " + node + ": " + sql);
 				}
 				return rs.getString(1);
+			}
+		}
+	}
+
+	/**
+	 * Waits until both replicas have replayed everything the primary had written when the
+	 * call began. Searches are eventually consistent (docs/consistency.md): a test that
+	 * searches for what it just registered waits for this first.
+	 * @param timeout how long to wait at most
+	 * @throws SQLException if a node cannot be reached
+	 * @throws InterruptedException if interrupted while waiting
+	 */
+	default void awaitReplicasCaughtUp(Duration timeout) throws SQLException, InterruptedException {
+		String lsn = queryValue("primary", "postgres", "SELECT pg_current_wal_lsn()::text");
+		long deadline = System.nanoTime() + timeout.toNanos();
+		for (String replica : List.of("replica1", "replica2")) {
+			while (!"t".equals(queryValue(replica, "postgres", "SELECT pg_last_wal_replay_lsn() >= ?::pg_lsn", lsn))) {
+				if (System.nanoTime() > deadline) {
+					throw new AssertionError(replica + " has not replayed " + lsn + " within " + timeout);
+				}
+				Thread.sleep(20);
 			}
 		}
 	}

@@ -1,5 +1,6 @@
 package dev.highload.profiles;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -37,6 +38,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @IntegrationTest
 class UserApiIntegrationTests {
 
+	private static final Duration REPLICATION = Duration.ofSeconds(30);
+
 	@LocalServerPort
 	int port;
 
@@ -49,6 +52,10 @@ class UserApiIntegrationTests {
 	@Value("${app.auth.token-secret}")
 	String tokenSecret;
 
+	/** Searches are eventually consistent: tests wait for the replicas before one. */
+	@Autowired
+	ClusterNodes cluster;
+
 	ApiClient api;
 
 	ApiClient management;
@@ -60,7 +67,7 @@ class UserApiIntegrationTests {
 	}
 
 	@Test
-	void registerGetSearchLoginAndMe() {
+	void registerGetSearchLoginAndMe() throws Exception {
 		String first = ApiClient.uniqueName();
 		String last = ApiClient.uniqueName();
 		UUID id = this.api.register(first, last, "correct horse battery");
@@ -72,6 +79,7 @@ class UserApiIntegrationTests {
 		assertThat(profile.json().get("birthdate").asString()).isEqualTo("1990-05-17");
 		assertThat(this.api.get("/user/get/" + id).body()).isEqualTo(profile.body());
 
+		this.cluster.awaitReplicasCaughtUp(REPLICATION);
 		ApiClient.Response found = this.api
 			.search(Map.of("first_name", first.substring(0, 4), "last_name", last.substring(0, 3)));
 		assertThat(found.status()).isEqualTo(200);
@@ -107,12 +115,13 @@ class UserApiIntegrationTests {
 	}
 
 	@Test
-	void aSearchPageIsTheSameJsonAsTheProfilesItHolds() {
+	void aSearchPageIsTheSameJsonAsTheProfilesItHolds() throws Exception {
 		String first = ApiClient.uniqueName();
 		String last = ApiClient.uniqueName();
 		UUID id = this.api.register(first, last, "correct horse battery");
 		String profile = this.api.get("/user/" + id).body();
 		String path = "/user/search?first_name=" + first + "&last_name=" + last;
+		this.cluster.awaitReplicasCaughtUp(REPLICATION);
 		// Pages are written from the driver's bytes, single profiles from Strings.
 		for (String accept : List.of("application/json", "application/json;charset=UTF-8", "*/*")) {
 			ApiClient.Response page = this.api.get(path, "Accept", accept);
@@ -194,9 +203,10 @@ class UserApiIntegrationTests {
 	}
 
 	@Test
-	void wildcardsInSearchInputMatchLiterally() {
+	void wildcardsInSearchInputMatchLiterally() throws Exception {
 		String last = ApiClient.uniqueName();
 		this.api.register("Wilma", last, "secret-password");
+		this.cluster.awaitReplicasCaughtUp(REPLICATION);
 		assertThat(ids(this.api.search(Map.of("first_name", "Wil", "last_name", last)))).hasSize(1);
 		for (String pattern : List.of("%", "_", "W_l", "Wi%", "\\", "W\\il", "%%")) {
 			ApiClient.Response response = this.api.search(Map.of("first_name", pattern, "last_name", last));
@@ -206,12 +216,13 @@ class UserApiIntegrationTests {
 	}
 
 	@Test
-	void searchPagesAreOrderedByIdAndLinked() {
+	void searchPagesAreOrderedByIdAndLinked() throws Exception {
 		String last = ApiClient.uniqueName();
 		Set<UUID> registered = new HashSet<>();
 		for (int i = 0; i < 5; i++) {
 			registered.add(this.api.register("Page", last, "secret-password"));
 		}
+		this.cluster.awaitReplicasCaughtUp(REPLICATION);
 		List<UUID> seen = new ArrayList<>();
 		String path = "/user/search?first_name=Pag&last_name=" + last + "&limit=2";
 		int pages = 0;

@@ -12,6 +12,7 @@ import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.time.Duration;
 
 import dev.highload.profiles.ApiClient;
 import dev.highload.profiles.ClusterNodes;
@@ -65,7 +66,7 @@ class RoutingIntegrationTests {
 		for (int i = 0; i < 10; i++) {
 			ids.add(this.api.register("Route", "Reader", "secret-password"));
 		}
-		awaitReplicasCaughtUp();
+		this.cluster.awaitReplicasCaughtUp(Duration.ofSeconds(30));
 		Map<String, Long> before = calls(SELECTS);
 		for (int i = 0; i < 50; i++) {
 			assertThat(this.api.get("/user/" + ids.get(i % ids.size())).status()).isEqualTo(200);
@@ -164,33 +165,6 @@ class RoutingIntegrationTests {
 			}
 		}
 		return calls;
-	}
-
-	private void awaitReplicasCaughtUp() throws SQLException, InterruptedException {
-		String lsn;
-		try (Connection c = this.cluster.connectAsSuperuser("primary", "postgres");
-				Statement s = c.createStatement();
-				ResultSet rs = s.executeQuery("SELECT pg_current_wal_lsn()")) {
-			rs.next();
-			lsn = rs.getString(1);
-		}
-		for (String replica : REPLICAS) {
-			long deadline = System.nanoTime() + 30_000_000_000L;
-			while (true) {
-				try (Connection c = this.cluster.connectAsSuperuser(replica, "postgres");
-						PreparedStatement s = c.prepareStatement("SELECT pg_last_wal_replay_lsn() >= ?::pg_lsn")) {
-					s.setString(1, lsn);
-					try (ResultSet rs = s.executeQuery()) {
-						rs.next();
-						if (rs.getBoolean(1)) {
-							break;
-						}
-					}
-				}
-				assertThat(System.nanoTime()).as(replica + " catching up").isLessThan(deadline);
-				Thread.sleep(20);
-			}
-		}
 	}
 
 	private String setting(String node, String name) throws SQLException {
