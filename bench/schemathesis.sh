@@ -20,6 +20,7 @@
 # target/schemathesis/report, the service's log to target/schemathesis-service.log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/service.sh
 
 SCHEMATHESIS_VERSION=4.32.5
 PORT=${PORT:-18090}
@@ -44,14 +45,7 @@ fi
 
 mkdir -p $DIR
 echo "== starting the service on port $PORT (management $MANAGEMENT_PORT)"
-java -jar "$JAR" "${APP_ARGS[@]}" > $DIR-service.log 2>&1 &
-SERVICE=$!
-trap 'kill $SERVICE 2>/dev/null; wait $SERVICE 2>/dev/null || true' EXIT
-for _ in $(seq 1 120); do
-  curl -fs -o /dev/null "http://127.0.0.1:$MANAGEMENT_PORT/actuator/health/readiness" && break
-  kill -0 $SERVICE 2>/dev/null || { tail -50 $DIR-service.log; exit 1; }
-  sleep 1
-done
+start_service $DIR-service.log "${APP_ARGS[@]}"
 curl -fs -o $DIR/openapi.json "http://127.0.0.1:$MANAGEMENT_PORT/actuator/openapi" \
   || { echo "no OpenAPI document" >&2; tail -50 $DIR-service.log; exit 1; }
 

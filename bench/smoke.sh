@@ -6,6 +6,7 @@
 # JVM is measured here, and the point is that every simulation runs to completion with 0 errors.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/service.sh
 
 PORT=${PORT:-18080}
 MANAGEMENT_PORT=${MANAGEMENT_PORT:-18081}
@@ -23,14 +24,7 @@ java -jar "$JAR" "${APP_ARGS[@]}" --app.seed.users=5000 --app.seed.ids-file=$DIR
   || { tail -50 $DIR-seed.log; exit 1; }
 
 echo "== starting the service on port $PORT"
-java -jar "$JAR" "${APP_ARGS[@]}" > $DIR-service.log 2>&1 &
-SERVICE=$!
-trap 'kill $SERVICE 2>/dev/null; wait $SERVICE 2>/dev/null || true' EXIT
-for _ in $(seq 1 120); do
-  curl -fs -o /dev/null "http://127.0.0.1:$MANAGEMENT_PORT/actuator/health/readiness" && break
-  kill -0 $SERVICE 2>/dev/null || { tail -50 $DIR-service.log; exit 1; }
-  sleep 1
-done
+start_service $DIR-service.log "${APP_ARGS[@]}"
 
 run() {
   local simulation=$1; shift
