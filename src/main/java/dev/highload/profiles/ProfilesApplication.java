@@ -2,6 +2,7 @@ package dev.highload.profiles;
 
 import java.time.Clock;
 import java.util.Arrays;
+import java.util.Map;
 
 import dev.highload.profiles.cluster.FailoverCommand;
 
@@ -13,8 +14,9 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * The user-profile service. With {@code --app.seed.users=N} it seeds N profiles and exits
- * instead of serving; with {@code --app.failover} it fails the embedded cluster over to a
- * standby and exits ({@link FailoverCommand}).
+ * instead of serving, into the cluster of a service that already runs if there is one;
+ * with {@code --app.failover} it fails the embedded cluster over to a standby and exits
+ * ({@link FailoverCommand}).
  */
 @SpringBootApplication
 @ConfigurationPropertiesScan
@@ -27,6 +29,9 @@ public class ProfilesApplication {
 		SpringApplication application = new SpringApplication(ProfilesApplication.class);
 		if (Arrays.stream(args).anyMatch((arg) -> arg.startsWith("--app.seed.users"))) {
 			application.setWebApplicationType(WebApplicationType.NONE);
+			// Seeding beside a running service loads into its cluster and leaves it
+			// running.
+			application.setDefaultProperties(Map.of("app.cluster.join-running", "true"));
 		}
 		application.run(args);
 	}

@@ -10,7 +10,10 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * Starts the embedded cluster before any DataSource, unless
- * {@code app.cluster.enabled=false} points the service at an existing cluster.
+ * {@code app.cluster.enabled=false} points the service at an existing cluster. With
+ * {@code app.cluster.join-running=true} (the seeding command) a cluster that another
+ * process runs is used as it is; otherwise it makes this process fail at start-up with a
+ * message naming that process.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnBooleanProperty(name = "app.cluster.enabled", matchIfMissing = true)
@@ -18,7 +21,8 @@ class ClusterConfiguration {
 
 	@Bean
 	EmbeddedCluster embeddedCluster(ClusterProperties properties) {
-		return EmbeddedCluster.acquire(properties);
+		return properties.joinRunning() ? EmbeddedCluster.acquireOrJoin(properties)
+				: EmbeddedCluster.acquire(properties);
 	}
 
 	@Bean

@@ -27,6 +27,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * ({@code ANY 1} over the other nodes, {@code remote_apply}); {@code false} makes
  * replication asynchronous, which loses acknowledged writes in a failover and exists only
  * as the negative control of the lost-write check
+ * @param joinRunning when another process already runs this base directory's nodes, use
+ * them instead of refusing to start; this process then starts, stops and re-initialises
+ * none of them. The seeding command ({@code --app.seed.users}) turns it on, so it can
+ * load into the cluster of a running service
  */
 @ConfigurationProperties("app.cluster")
 public record ClusterProperties(@DefaultValue("true") boolean enabled, @DefaultValue(".data") Path baseDir,
@@ -35,6 +39,6 @@ public record ClusterProperties(@DefaultValue("true") boolean enabled, @DefaultV
 		@DefaultValue("profiles") String username, @DefaultValue("profiles") String password,
 		@DefaultValue("postgres") String superuserPassword, @DefaultValue("replicator") String replicationPassword,
 		@DefaultValue("256MB") String sharedBuffers, @DefaultValue("120s") Duration startTimeout,
-		@DefaultValue("true") boolean synchronousReplication) {
+		@DefaultValue("true") boolean synchronousReplication, @DefaultValue("false") boolean joinRunning) {
 
 }

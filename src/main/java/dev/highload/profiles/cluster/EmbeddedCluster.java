@@ -10,10 +10,12 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,6 +34,13 @@ import org.slf4j.LoggerFactory;
  * rejoins as its standby. One cluster per base directory is shared by everything in the
  * JVM that {@link #acquire acquires} it, and stops when the last holder {@link #close
  * closes} it.
+ * <p>
+ * One process owns a base directory's nodes ({@link ClusterOwnership}, an
+ * operating-system lock that dies with its process). Only the owner starts, stops,
+ * re-clones or re-initialises them; a crashed owner's nodes are taken over by the next
+ * owner. Another process either fails with a message naming the owner ({@link #acquire})
+ * or, to seed into a running cluster, {@link #acquireOrJoin joins} it: it uses the nodes
+ * and never stops them.
  */
 public final class EmbeddedCluster implements AutoCloseable {
 
@@ -58,6 +67,14 @@ public final class EmbeddedCluster implements AutoCloseable {
 
 	private int holders;
 
+	/** This process's hold on the nodes, while it runs them; null otherwise. */
+	private ClusterOwnership ownership;
+
+	/**
+	 * The process that runs the nodes, when this one only {@link #acquireOrJoin joined}.
+	 */
+	private ClusterOwnership.Owner joinedOwner;
+
 	EmbeddedCluster(ClusterProperties properties) {
 		this.properties = properties;
 		Path baseDir = properties.baseDir().toAbsolutePath().normalize();
@@ -73,17 +90,36 @@ public final class EmbeddedCluster implements AutoCloseable {
 	}
 
 	/**
-	 * Starts the cluster of the given base directory, or joins it if this JVM already
+	 * Starts the cluster of the given base directory, or shares it if this JVM already
 	 * runs it.
 	 * @param properties the cluster's settings
 	 * @return the running cluster; close it when done
+	 * @throws ClusterOwnedException if another process owns the cluster
 	 */
-	public static synchronized EmbeddedCluster acquire(ClusterProperties properties) {
+	public static EmbeddedCluster acquire(ClusterProperties properties) {
+		return acquire(properties, false);
+	}
+
+	/**
+	 * Like {@link #acquire}, but when another process owns the cluster, uses its running
+	 * nodes instead of failing: nothing is started, stopped or re-initialised, and
+	 * closing leaves the nodes to their owner. For work beside a running service, such as
+	 * seeding.
+	 * @param properties the cluster's settings
+	 * @return the running cluster; close it when done
+	 * @throws ClusterOwnedException if another process owns the cluster but its nodes do
+	 * not answer on the configured ports
+	 */
+	public static EmbeddedCluster acquireOrJoin(ClusterProperties properties) {
+		return acquire(properties, true);
+	}
+
+	private static synchronized EmbeddedCluster acquire(ClusterProperties properties, boolean join) {
 		Path key = properties.baseDir().toAbsolutePath().normalize();
 		EmbeddedCluster cluster = running.get(key);
 		if (cluster == null) {
 			cluster = new EmbeddedCluster(properties);
-			cluster.start();
+			cluster.start(join);
 			running.put(key, cluster);
 		}
 		cluster.holders++;
@@ -99,6 +135,14 @@ public final class EmbeddedCluster implements AutoCloseable {
 			running.values().remove(this);
 		}
 		stop();
+	}
+
+	/**
+	 * The process that runs the nodes when this one joined them, empty when this process
+	 * runs them itself.
+	 */
+	public Optional<String> joinedOwner() {
+		return Optional.ofNullable(this.joinedOwner).map(ClusterOwnership.Owner::describe);
 	}
 
 	/** Node name to port, primary first. */
@@ -139,6 +183,19 @@ public final class EmbeddedCluster implements AutoCloseable {
 	}
 
 	void start() {
+		start(false);
+	}
+
+	private void start(boolean join) {
+		ClusterOwnership.Claim claim = ClusterOwnership.claim(this.clusterDir.getParent(), ports());
+		if (!claim.owned()) {
+			if (!join) {
+				throw ClusterOwnedException.forStart(this.clusterDir.getParent(), claim.owner());
+			}
+			join(claim.owner());
+			return;
+		}
+		this.ownership = claim.ownership();
 		long started = System.nanoTime();
 		try {
 			for (PostgresNode node : this.nodes) {
@@ -180,17 +237,48 @@ public final class EmbeddedCluster implements AutoCloseable {
 		}
 	}
 
-	private void stop() {
-		// The primary first: its shutdown checkpoint is streamed to replicas still
-		// running.
+	/**
+	 * Uses the nodes another process runs, after checking that every node answers on the
+	 * port this process was configured with.
+	 */
+	private void join(ClusterOwnership.Owner owner) {
+		List<String> silent = new ArrayList<>();
 		for (PostgresNode node : this.nodes) {
-			try {
-				node.stop(STOP_TIMEOUT);
+			try (Connection c = node.connect("postgres", "postgres", this.properties.superuserPassword())) {
+				// answers
 			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				return;
+			catch (SQLException ex) {
+				silent.add(node.name() + " on port " + node.port() + " (" + ex.getMessage() + ")");
 			}
+		}
+		if (!silent.isEmpty()) {
+			throw ClusterOwnedException.forJoin(this.clusterDir.getParent(), owner, silent);
+		}
+		this.joinedOwner = owner;
+		log.info("Using the embedded cluster run by {}: this process starts and stops none of its nodes",
+				owner.describe());
+	}
+
+	private void stop() {
+		if (this.ownership == null) {
+			return;
+		}
+		try {
+			// The primary first: its shutdown checkpoint is streamed to replicas still
+			// running.
+			for (PostgresNode node : this.nodes) {
+				try {
+					node.stop(STOP_TIMEOUT);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					return;
+				}
+			}
+		}
+		finally {
+			this.ownership.close();
+			this.ownership = null;
 		}
 	}
 

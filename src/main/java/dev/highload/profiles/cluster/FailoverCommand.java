@@ -1,5 +1,6 @@
 package dev.highload.profiles.cluster;
 
+import java.nio.file.Path;
 import java.time.Duration;
 
 import org.springframework.boot.Banner;
@@ -14,6 +15,11 @@ import org.springframework.context.ConfigurableApplicationContext;
  * settings (base directory, ports, passwords) from the usual configuration, so the same
  * {@code APP_CLUSTER_...} variables and arguments that the service got point it at the
  * same cluster. It starts no node, no pool and no web server.
+ * <p>
+ * It is the one command that changes nodes another process owns
+ * ({@link ClusterOwnership}): failing over a running service's cluster is what it is for.
+ * When no process owns the cluster (its owner crashed and left the nodes running), it
+ * holds the cluster itself while it works, so that no start can race it.
  */
 @EnableConfigurationProperties(ClusterProperties.class)
 public final class FailoverCommand {
@@ -41,10 +47,7 @@ public final class FailoverCommand {
 			.bannerMode(Banner.Mode.OFF)
 			.logStartupInfo(false)
 			.run(args)) {
-			ClusterProperties properties = context.getBean(ClusterProperties.class);
-			EmbeddedCluster cluster = new EmbeddedCluster(properties);
-			Failover.Result result = new Failover(cluster, Duration.ofSeconds(30)).run();
-			System.out.print(result.describe());
+			System.out.print(failover(context.getBean(ClusterProperties.class)));
 			return 0;
 		}
 		catch (Exception ex) {
@@ -60,7 +63,22 @@ public final class FailoverCommand {
 	 * @return the report the command prints
 	 */
 	public static String failover(ClusterProperties properties) throws Exception {
-		return new Failover(new EmbeddedCluster(properties), Duration.ofSeconds(30)).run().describe();
+		EmbeddedCluster cluster = new EmbeddedCluster(properties);
+		Path baseDir = properties.baseDir();
+		if (ClusterOwnership.heldHere(baseDir)) {
+			return "Cluster run by this process.\n" + run(cluster);
+		}
+		ClusterOwnership.Claim claim = ClusterOwnership.claim(baseDir, cluster.ports());
+		if (!claim.owned()) {
+			return "Cluster run by " + claim.owner().describe() + "; failed over beside it.\n" + run(cluster);
+		}
+		try (ClusterOwnership ownership = claim.ownership()) {
+			return "No process owned the cluster; held by this command while it ran.\n" + run(cluster);
+		}
+	}
+
+	private static String run(EmbeddedCluster cluster) throws Exception {
+		return new Failover(cluster, Duration.ofSeconds(30)).run().describe();
 	}
 
 }

@@ -36,8 +36,9 @@ class ProblemErrorReportValve extends ErrorReportValve {
 		String title = (known != null) ? known.getReasonPhrase() : "Error";
 		String id = UUID.randomUUID().toString();
 		String body = "{\"type\":\"about:blank\",\"title\":\"" + title + "\",\"status\":" + status
-				+ ",\"detail\":\"The server refused the request before reading it (malformed, or its request line "
-				+ "or headers are too large)\",\"request_id\":\"" + id + "\"}";
+				+ ",\"detail\":\"The server refused the request before reading it: its request line or headers are "
+				+ "malformed or too large. Characters outside ASCII in the URL must be percent-encoded "
+				+ "(RFC 3986; curl -G --data-urlencode does it)\",\"request_id\":\"" + id + "\"}";
 		try {
 			response.setContentType("application/problem+json");
 			response.setCharacterEncoding("UTF-8");

@@ -16,7 +16,8 @@ final class OwnCluster {
 
 	static ClusterProperties properties(String directory, int primaryPort) {
 		return new ClusterProperties(true, Path.of("target", directory), primaryPort, primaryPort + 1, primaryPort + 2,
-				"profiles", "profiles", "profiles", "postgres", "replicator", "32MB", Duration.ofSeconds(120), true);
+				"profiles", "profiles", "profiles", "postgres", "replicator", "32MB", Duration.ofSeconds(120), true,
+				false);
 	}
 
 	/** Deletes the nodes' data, so that a run starts from nothing. */
