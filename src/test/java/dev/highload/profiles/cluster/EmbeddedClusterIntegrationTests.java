@@ -1,21 +1,26 @@
 package dev.highload.profiles.cluster;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.Map;
+import java.util.TreeMap;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The cluster's own life cycle, on a cluster of its own (other ports, other directory):
- * data survives a restart, and nodes left running by a run that died are taken over
- * instead of blocking the next start.
+ * one process owns the nodes, another is refused or joins them, and the nodes of an owner
+ * killed with SIGKILL are taken over by the next start, with their data.
  */
 class EmbeddedClusterIntegrationTests {
 
@@ -28,40 +33,102 @@ class EmbeddedClusterIntegrationTests {
 	}
 
 	@Test
-	void dataSurvivesARestartAndLeftoversOfACrashedRunAreTakenOver() throws Exception {
-		EmbeddedCluster first = new EmbeddedCluster(properties);
-		first.start();
-		Map<String, Long> firstPids = first.pids();
-		assertThat(firstPids.values())
-			.allMatch((pid) -> ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false));
-		try (Connection c = first.connectAsSuperuser("primary", "profiles"); Statement s = c.createStatement()) {
-			s.execute("CREATE TABLE survivor (note text)");
-			s.execute("INSERT INTO survivor VALUES ('written before the crash')");
-		}
-		// The first run "crashes": its nodes keep running, nobody stops them.
-		EmbeddedCluster second = new EmbeddedCluster(properties);
+	void anotherProcessIsRefusedOrJoinsAndTheNodesOfAKilledOwnerAreTakenOver() throws Exception {
+		Process owner = startOwnerProcess();
 		try {
-			second.start();
-			assertThat(firstPids.values())
-				.noneMatch((pid) -> ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false));
-			assertThat(second.pids().values()).doesNotContainAnyElementsOf(firstPids.values());
-			for (String node : second.ports().keySet()) {
-				try (Connection c = second.connectAsSuperuser(node, "profiles")) {
-					assertThat(query(c, "SELECT note FROM survivor")).as(node).isEqualTo("written before the crash");
+			Map<String, Long> postmasters = postmasters();
+			assertThat(postmasters).hasSize(3).allSatisfy((node, pid) -> assertThat(alive(pid)).as(node).isTrue());
+
+			// A second start is refused with the owner's pid, and touches no node.
+			assertThatThrownBy(() -> EmbeddedCluster.acquire(properties)).isInstanceOf(ClusterOwnedException.class)
+				.hasMessageContaining("already run by process " + owner.pid())
+				.hasMessageContaining("--app.seed.users");
+			assertThat(postmasters()).isEqualTo(postmasters);
+
+			// Joining uses the owner's nodes; closing leaves them running.
+			try (EmbeddedCluster joined = EmbeddedCluster.acquireOrJoin(properties)) {
+				assertThat(joined.joinedOwner()).hasValueSatisfying(
+						(description) -> assertThat(description).startsWith("process " + owner.pid() + " "));
+				try (Connection c = joined.connectAsSuperuser("primary", "profiles");
+						Statement s = c.createStatement()) {
+					s.execute("CREATE TABLE survivor (note text)");
+					s.execute("INSERT INTO survivor VALUES ('written by a joined process')");
 				}
 			}
-			try (Connection c = second.connectAsSuperuser("primary", "postgres")) {
-				assertThat(query(c,
-						"SELECT string_agg(application_name || ':' || sync_state, ',' "
-								+ "ORDER BY application_name) FROM pg_stat_replication"))
-					.isEqualTo("replica1:quorum,replica2:quorum");
+			assertThat(postmasters()).isEqualTo(postmasters);
+			assertThat(postmasters.values()).allMatch(EmbeddedClusterIntegrationTests::alive);
+
+			// kill -9 of the owner: the kernel drops its lock, its nodes run on,
+			// orphaned.
+			owner.destroyForcibly().waitFor();
+			assertThat(postmasters.values()).allMatch(EmbeddedClusterIntegrationTests::alive);
+
+			EmbeddedCluster second = new EmbeddedCluster(properties);
+			try {
+				second.start();
+				assertThat(postmasters.values()).noneMatch(EmbeddedClusterIntegrationTests::alive);
+				assertThat(second.pids().values()).doesNotContainAnyElementsOf(postmasters.values());
+				for (String node : second.ports().keySet()) {
+					try (Connection c = second.connectAsSuperuser(node, "profiles")) {
+						assertThat(query(c, "SELECT note FROM survivor")).as(node)
+							.isEqualTo("written by a joined process");
+					}
+				}
+				try (Connection c = second.connectAsSuperuser("primary", "postgres")) {
+					assertThat(query(c,
+							"SELECT string_agg(application_name || ':' || sync_state, ',' "
+									+ "ORDER BY application_name) FROM pg_stat_replication"))
+						.isEqualTo("replica1:quorum,replica2:quorum");
+				}
 			}
+			finally {
+				second.close();
+			}
+			assertThat(second.pids().values()).noneMatch(EmbeddedClusterIntegrationTests::alive);
+			assertThat(ClusterOwnership.otherOwner(properties.baseDir())).isEmpty();
 		}
 		finally {
-			second.close();
+			owner.destroyForcibly().waitFor();
 		}
-		assertThat(second.pids().values())
-			.noneMatch((pid) -> ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false));
+	}
+
+	/**
+	 * Starts {@link ClusterOwnerProcess} in a JVM of its own on this test's cluster and
+	 * waits until its nodes run.
+	 */
+	private static Process startOwnerProcess() throws Exception {
+		Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+		Path log = properties.baseDir().resolve("owner-process.log");
+		Files.createDirectories(properties.baseDir());
+		Process process = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"),
+				ClusterOwnerProcess.class.getName(), properties.baseDir().getFileName().toString(),
+				Integer.toString(properties.primaryPort()))
+			.redirectErrorStream(true)
+			.redirectOutput(log.toFile())
+			.start();
+		long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+		while (!Files.readString(log).contains(ClusterOwnerProcess.READY + process.pid())) {
+			if (!process.isAlive() || System.nanoTime() > deadline) {
+				process.destroyForcibly();
+				throw new AssertionError("The owner process did not start its cluster:\n" + Files.readString(log));
+			}
+			Thread.sleep(200);
+		}
+		return process;
+	}
+
+	/** Node name to the pid in its postmaster.pid. */
+	private static Map<String, Long> postmasters() throws Exception {
+		Map<String, Long> pids = new TreeMap<>();
+		for (String node : new String[] { "primary", "replica1", "replica2" }) {
+			Path lockFile = properties.baseDir().resolve("cluster").resolve(node).resolve("postmaster.pid");
+			pids.put(node, Long.parseLong(Files.readAllLines(lockFile).get(0).trim()));
+		}
+		return pids;
+	}
+
+	private static boolean alive(long pid) {
+		return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
 	}
 
 	@Test
