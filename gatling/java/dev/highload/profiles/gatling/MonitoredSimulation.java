@@ -52,11 +52,18 @@ abstract class MonitoredSimulation extends Simulation {
 		return this.config.loopbackTarget() ? protocol.localAddresses(this.config.localAddresses()) : protocol;
 	}
 
-	/** A ramp to the constant arrival rate, then that rate to the end of the window. */
+	/**
+	 * A ramp to the constant arrival rate, then that rate to the end of the window. A ramp
+	 * as long as the window or longer makes the whole window a ramp: Gatling refuses a
+	 * constant step of zero length.
+	 */
 	OpenInjectionStep[] arrivals() {
 		double rate = this.config.rate();
 		if (this.config.ramp().isZero()) {
 			return new OpenInjectionStep[] { constantUsersPerSec(rate).during(this.config.window()) };
+		}
+		if (this.config.constantPart().isZero()) {
+			return new OpenInjectionStep[] { rampUsersPerSec(rate / 100).to(rate).during(this.config.window()) };
 		}
 		return new OpenInjectionStep[] { rampUsersPerSec(rate / 100).to(rate).during(this.config.ramp()),
 				constantUsersPerSec(rate).during(this.config.constantPart()) };
