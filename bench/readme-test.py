@@ -608,6 +608,8 @@ def main():
                 print(f"{command.line:4} {how:10.60} {command.text.splitlines()[0][:110]}")
         return 0
     WORK.mkdir(parents=True, exist_ok=True)
+    for old in WORK.glob("*.log"):
+        old.unlink()
     LOG.write_text("")
     busy = [p for p in PORTS if port_in_use(p)]
     if busy:

@@ -53,9 +53,9 @@ abstract class MonitoredSimulation extends Simulation {
 	}
 
 	/**
-	 * A ramp to the constant arrival rate, then that rate to the end of the window. A ramp
-	 * as long as the window or longer makes the whole window a ramp: Gatling refuses a
-	 * constant step of zero length.
+	 * A ramp to the constant arrival rate, then that rate to the end of the window. A
+	 * ramp as long as the window or longer makes the whole window a ramp: Gatling refuses
+	 * a constant step of zero length.
 	 */
 	OpenInjectionStep[] arrivals() {
 		double rate = this.config.rate();
