@@ -138,7 +138,8 @@ final class PostgresNode {
 
 	/**
 	 * Stops a postmaster left running on this data directory by a run that did not shut
-	 * down cleanly, and removes a lock file whose process is gone.
+	 * down cleanly, and removes a lock file whose process is gone. Only the cluster's
+	 * owner ({@link ClusterOwnership}) or the failover command calls it.
 	 */
 	void recoverLeftover(Duration timeout) throws IOException, InterruptedException {
 		Path lockFile = this.dataDir.resolve("postmaster.pid");
@@ -148,7 +149,8 @@ final class PostgresNode {
 		long pid = lockFilePid();
 		Optional<ProcessHandle> handle = (pid > 0) ? ProcessHandle.of(pid) : Optional.empty();
 		if (handle.isPresent() && handle.get().isAlive() && isPostgres(handle.get())) {
-			log.warn("Node {}: stopping postmaster {}, which this process did not start", this.name, pid);
+			log.warn("Node {}: stopping postmaster {}, left running by an owner that ended without stopping it",
+					this.name, pid);
 			signal(pid, "INT");
 			if (!awaitExit(handle.get(), timeout)) {
 				signal(pid, "QUIT");
