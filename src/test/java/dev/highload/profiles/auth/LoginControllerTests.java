@@ -65,6 +65,22 @@ class LoginControllerTests {
 		verify(this.logins, never()).login(any(), any());
 	}
 
+	/**
+	 * Jackson also reads 24 characters of Base64 as a UUID, and trims spaces: another
+	 * spelling of an id logged in to the same account.
+	 */
+	@Test
+	void anIdIsACanonicalUuidAndNothingElse() {
+		Map<String, String> outcomes = new TreeMap<>();
+		Map<String, String> expected = new TreeMap<>();
+		for (String id : new String[] { "AZDzwnseej2cThI0VniQqw==", " " + ID, ID + "\\u0000", "1-1-1-1-1" }) {
+			outcomes.put(id, ProblemOutcome.of(login("{\"id\":\"" + id + "\",\"password\":\"secret-password\"}")));
+			expected.put(id, "400 id");
+		}
+		assertThat(outcomes).isEqualTo(expected);
+		verify(this.logins, never()).login(any(), any());
+	}
+
 	private MvcTestResult login(String body) {
 		return this.mvc.post().uri("/login").contentType(MediaType.APPLICATION_JSON).content(body).exchange();
 	}
