@@ -13,7 +13,15 @@ package dev.highload.profiles.web;
  * Everything else is stored as sent: astral characters, combining marks, U+FFFD sent on
  * purpose, noncharacters (valid in interchange since Unicode Corrigendum #9).
  */
-final class StorableText {
+public final class StorableText {
+
+	/**
+	 * For the OpenAPI document of free-text fields (ECMA-262 syntax): no U+0000. Without
+	 * it Schemathesis has no reason to send U+0000 on purpose, and a fuzzer reading the
+	 * document cannot know that the field refuses it. Unpaired surrogates cannot be
+	 * written in a JSON Schema pattern; the document's description says so in words.
+	 */
+	public static final String PATTERN = "^[^\\x00]*$";
 
 	static final String NUL = "must not contain U+0000";
 
