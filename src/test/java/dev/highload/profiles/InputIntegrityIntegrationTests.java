@@ -215,11 +215,14 @@ class InputIntegrityIntegrationTests {
 		assertThat(statuses).allSatisfy((path, status) -> assertThat(status).as(path).isEqualTo(400));
 		AbuseIntegrationTests.RawClient raw = new AbuseIntegrationTests.RawClient("127.0.0.1", this.port);
 		Map<String, Integer> me = new TreeMap<>();
-		for (String authorization : new String[] { "Bearer \u00ff\u00fe", "Bearer a\u0001b", "Bearer \u0000",
-				"Bearer " + "\u00e9".repeat(100) }) {
-			me.put(authorization, raw.get("/user/me", "Authorization", authorization).status());
-		}
-		assertThat(me).allSatisfy((header, status) -> assertThat(status).as(header).isBetween(400, 401));
+		Map<String, Integer> expected = Map.of("Bearer \u00ff\u00fe", 401, "Bearer a\u0001b", 400, "Bearer \u0000", 400,
+				"Bearer " + "\u00e9".repeat(100), 401);
+		expected.keySet()
+			.forEach((authorization) -> me.put(authorization,
+					raw.get("/user/me", "Authorization", authorization).status()));
+		// Bytes above 0x7F are an invalid token; control characters are refused by
+		// Tomcat before any servlet.
+		assertThat(me).isEqualTo(expected);
 	}
 
 	private static String outcome(ApiClient.Response response) {
