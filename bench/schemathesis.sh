@@ -5,8 +5,9 @@
 # type, a body matching the documented schema, documented headers. Any finding fails the run.
 #
 # Starts the packaged jar (build it first: ./mvnw package or verify) on its own cluster
-# (ports 28432-28434, below Linux's ephemeral range; data in target/schemathesis) and its own
-# HTTP ports (API 18090, management 18091), like bench/smoke.sh, and stops it by its PID.
+# (ports CLUSTER_PORT to CLUSTER_PORT+2, 28432-28434 by default, below Linux's ephemeral range;
+# data in target/schemathesis) and its own HTTP ports (API 18090, management 18091), like
+# bench/smoke.sh, and stops it by its PID.
 # Schemathesis comes from PyPI into a virtualenv under target/ (needs python3 with venv).
 #
 # The service runs with its default limits except registrations per address, raised here
@@ -14,7 +15,7 @@
 # generated registrations keep reaching validation and the database; failed logins stay
 # throttled at the defaults, so the 429 answers are checked against the document too.
 #
-# Knobs: MAX_EXAMPLES [40] test cases per operation and phase, MAX_TIME [150] seconds for the
+# Knobs: PORT [18090], MANAGEMENT_PORT [18091], CLUSTER_PORT [28432], MAX_EXAMPLES [40] test cases per operation and phase, MAX_TIME [150] seconds for the
 # whole run, SEED [20261122] (a fixed seed: the same cases every run), WORKERS [2].
 # Settings for Schemathesis itself are in bench/schemathesis.toml. Reports (JUnit XML) go to
 # target/schemathesis/report, the service's log to target/schemathesis-service.log.
@@ -25,6 +26,7 @@ cd "$(dirname "$0")/.."
 SCHEMATHESIS_VERSION=4.32.5
 PORT=${PORT:-18090}
 MANAGEMENT_PORT=${MANAGEMENT_PORT:-18091}
+CLUSTER_PORT=${CLUSTER_PORT:-28432}
 MAX_EXAMPLES=${MAX_EXAMPLES:-40}
 MAX_TIME=${MAX_TIME:-150}
 SEED=${SEED:-20261122}
@@ -32,8 +34,9 @@ WORKERS=${WORKERS:-2}
 DIR=target/schemathesis
 VENV=${SCHEMATHESIS_VENV:-target/schemathesis-venv}
 JAR=$(ls target/user-profiles-*.jar | grep -v original | head -1)
-APP_ARGS=(--app.cluster.base-dir=$DIR --app.cluster.primary-port=28432 --app.cluster.replica1-port=28433
-  --app.cluster.replica2-port=28434 --app.cluster.shared-buffers=64MB --server.port=$PORT
+APP_ARGS=(--app.cluster.base-dir=$DIR --app.cluster.primary-port=$CLUSTER_PORT
+  --app.cluster.replica1-port=$((CLUSTER_PORT + 1)) --app.cluster.replica2-port=$((CLUSTER_PORT + 2))
+  --app.cluster.shared-buffers=64MB --server.port=$PORT
   --management.server.port=$MANAGEMENT_PORT --app.auth.throttle.registrations-per-address=0)
 
 if [ ! -x "$VENV/bin/st" ] || [ "$("$VENV/bin/st" --version 2>/dev/null)" != "st, version $SCHEMATHESIS_VERSION" ]; then

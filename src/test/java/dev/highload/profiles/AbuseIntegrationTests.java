@@ -309,7 +309,21 @@ class AbuseIntegrationTests {
 				.append("Content-Type: application/json\r\n")
 				.append("Content-Length: ")
 				.append(body.length)
-				.append("\r\nConnection: close\r\n");
+				.append("\r\n");
+			return send(request, body, headers);
+		}
+
+		/**
+		 * A GET whose header values are sent byte for byte: each char of a value is one
+		 * byte (ISO-8859-1), so values can carry bytes no HTTP client library sends.
+		 */
+		ApiClient.Response get(String path, String... headers) {
+			return send(new StringBuilder("GET " + path + " HTTP/1.1\r\n").append("Host: 127.0.0.1\r\n"), new byte[0],
+					headers);
+		}
+
+		private ApiClient.Response send(StringBuilder request, byte[] body, String... headers) {
+			request.append("Connection: close\r\n");
 			for (int i = 0; i < headers.length; i += 2) {
 				request.append(headers[i]).append(": ").append(headers[i + 1]).append("\r\n");
 			}
@@ -319,7 +333,7 @@ class AbuseIntegrationTests {
 				socket.connect(new InetSocketAddress("127.0.0.1", this.port), 5000);
 				socket.setSoTimeout(30_000);
 				OutputStream out = socket.getOutputStream();
-				out.write(request.toString().getBytes(StandardCharsets.US_ASCII));
+				out.write(request.toString().getBytes(StandardCharsets.ISO_8859_1));
 				out.write(body);
 				out.flush();
 				return parse(socket.getInputStream().readAllBytes());

@@ -50,6 +50,13 @@ public final class ApiClient {
 			.POST(HttpRequest.BodyPublishers.ofString(body)));
 	}
 
+	/** Posts these exact bytes as JSON: for bodies that are not valid UTF-8. */
+	public Response post(String path, byte[] body) {
+		return send(HttpRequest.newBuilder(URI.create(this.base + path))
+			.header("Content-Type", "application/json")
+			.POST(HttpRequest.BodyPublishers.ofByteArray(body)));
+	}
+
 	/** Posts the body without a Content-Length (chunked), as a streaming client would. */
 	public Response postChunked(String path, String body) {
 		byte[] bytes = body.getBytes(StandardCharsets.UTF_8);

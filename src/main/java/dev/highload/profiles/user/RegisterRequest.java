@@ -3,6 +3,7 @@ package dev.highload.profiles.user;
 import java.time.LocalDate;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.highload.profiles.web.StorableText;
 import io.swagger.v3.oas.annotations.media.Schema;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Past;
@@ -30,10 +31,11 @@ record RegisterRequest(
 		@JsonProperty("birthdate") @NotNull @Past @NotBefore("1900-01-01") @Schema(format = "date",
 				description = "yyyy-MM-dd, in the past and not before 1900-01-01") LocalDate birthdate,
 		@JsonProperty("biography") @Size(max = 2000) @Schema(types = {
-				"string", "null" }) String biography,
+				"string", "null" }, pattern = StorableText.PATTERN) String biography,
 		@JsonProperty("city") @Size(max = 100) @Pattern(regexp = CITY,
 				message = CITY_MESSAGE) @Schema(types = { "string", "null" }) String city,
-		@JsonProperty("password") @NotNull @Size(min = 8, max = 128) String password){
+		@JsonProperty("password") @NotNull @Size(min = 8,
+				max = 128) @Schema(pattern = StorableText.PATTERN) String password){
 
 	/**
 	 * {@link Names#NAME_PATTERN}, anchored: the validator matches whole strings, and so

@@ -54,7 +54,9 @@ class ApiDocumentation {
 			openApi.info(new Info().title("User profiles")
 				.version("1")
 				.description("Register, fetch, search and log in. Every error is application/problem+json "
-						+ "(RFC 9457) with a request_id."));
+						+ "(RFC 9457) with a request_id. Input is I-JSON (RFC 7493) and nothing is read in two ways: "
+						+ "bodies and query parameters are UTF-8, strings hold no U+0000 and no unpaired surrogate "
+						+ "(\\ud800 alone), a JSON key or a query parameter appears once; otherwise 400 naming it."));
 			Components components = (openApi.getComponents() != null) ? openApi.getComponents() : new Components();
 			openApi.components(components);
 			ModelConverters.getInstance(true).readAll(new AnnotatedType(Problem.class)).forEach(components::addSchemas);

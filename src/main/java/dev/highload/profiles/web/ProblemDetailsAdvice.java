@@ -93,8 +93,15 @@ class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
 			return handleExceptionInternal(ex, problem, headers, HttpStatus.CONTENT_TOO_LARGE, request);
 		}
 		String detail = "The request body is missing or is not valid JSON";
+		Map<String, String> error = null;
 		Throwable cause = ex.getCause();
-		if (cause instanceof UnrecognizedPropertyException unknown) {
+		if (cause instanceof Utf8RequestBodies.NotUtf8Exception notUtf8) {
+			detail = "The request body is not valid UTF-8";
+			if (notUtf8.field() != null) {
+				error = fieldError(notUtf8.field(), "must be valid UTF-8");
+			}
+		}
+		else if (cause instanceof UnrecognizedPropertyException unknown) {
 			detail = "Unknown field '" + unknown.getPropertyName() + "'";
 		}
 		else if (cause instanceof DatabindException databind && !databind.getPath().isEmpty()) {
@@ -103,11 +110,29 @@ class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
 				.map((ref) -> (ref.getPropertyName() != null) ? ref.getPropertyName() : "[" + ref.getIndex() + "]")
 				.collect(Collectors.joining("."));
 			detail = "Invalid value for '" + field + "'";
+			error = fieldError(field, (cause instanceof InvalidJsonValueException invalid) ? invalid.reason()
+					: "is not a valid value of its type");
 		}
-		else if (cause instanceof StreamReadException) {
-			detail = "Malformed JSON";
+		else if (cause instanceof StreamReadException malformed) {
+			String field = (malformed.processor() != null) ? malformed.processor().streamReadContext().currentName()
+					: null;
+			// Jackson's strict duplicate detection (StrictJsonConfiguration) has no
+			// exception type of its own; its message starts so.
+			if (field != null && malformed.getOriginalMessage().startsWith("Duplicate")) {
+				detail = "Duplicate field '" + field + "'";
+				error = fieldError(field, "must be given once");
+			}
+			else {
+				detail = "Malformed JSON";
+				if (field != null) {
+					error = fieldError(field, "is not valid JSON");
+				}
+			}
 		}
 		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, detail);
+		if (error != null) {
+			problem.setProperty("errors", List.of(error));
+		}
 		return handleExceptionInternal(ex, problem, headers, HttpStatus.BAD_REQUEST, request);
 	}
 

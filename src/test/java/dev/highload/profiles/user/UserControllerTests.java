@@ -1,33 +1,47 @@
 package dev.highload.profiles.user;
 
+import java.net.URI;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 
 import dev.highload.profiles.auth.RegistrationThrottle;
 import dev.highload.profiles.auth.TokenService;
+import dev.highload.profiles.web.ProblemOutcome;
 import dev.highload.profiles.web.WebProperties;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.webmvc.test.autoconfigure.WebMvcTest;
+import org.springframework.context.annotation.ComponentScan;
+import org.springframework.context.annotation.FilterType;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.bean.override.mockito.MockitoBean;
 import org.springframework.test.web.servlet.assertj.MockMvcTester;
+import org.springframework.test.web.servlet.assertj.MvcTestResult;
 import org.springframework.transaction.CannotCreateTransactionException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.BDDMockito.given;
+import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.verify;
 
 /**
  * The controller's HTTP shape, with the service mocked: errors the cluster rarely
  * produces on demand.
  */
-@WebMvcTest(UserController.class)
-// The slice includes the web package's filters; the body-limit filter needs its settings.
+// The slice includes the web package's filters, interceptors and advice, but not its
+// configuration classes: the JSON rules are added, so that bodies are read as in the
+// service.
+@WebMvcTest(controllers = UserController.class,
+		includeFilters = @ComponentScan.Filter(type = FilterType.REGEX,
+				pattern = "dev\\.highload\\.profiles\\.web\\.StrictJsonConfiguration"))
+// The body-limit filter needs its settings.
 @EnableConfigurationProperties(WebProperties.class)
 class UserControllerTests {
 
@@ -141,6 +155,139 @@ class UserControllerTests {
 		UUID id = UUID.randomUUID();
 		given(this.users.get(id)).willReturn(new UserProfile(id.toString(), "A", "B", "1990-01-01", null, null));
 		assertThat(this.mvc.get().uri("/user/{id}", id).contentType("multipart/form-data")).hasStatus(200);
+	}
+
+	/**
+	 * PostgreSQL's text cannot hold U+0000 (SQLState 22021), and an unpaired UTF-16
+	 * surrogate has no UTF-8 form: the driver's encoder writes '?' instead, and a
+	 * password's hash is computed over a guess. Neither may reach the service.
+	 */
+	@Test
+	void textThatCannotBeStoredAsSentIsRejectedNamingTheField() {
+		Map<String, String> outcomes = new TreeMap<>();
+		Map<String, String> expected = new TreeMap<>();
+		for (String field : new String[] { "first_name", "second_name", "biography", "city", "password" }) {
+			for (String value : new String[] { "Iv\\u0000an-password", "Iv\\ud800an-password", "Iv\\udc00an-password",
+					"Ivan-password\\ud83d", "Iv\\ude00\\ud83dan-password" }) {
+				String key = field + " = \"" + value + "\"";
+				outcomes.put(key, ProblemOutcome.of(register(registration(field, "\"" + value + "\""))));
+				expected.put(key, "400 " + field);
+			}
+		}
+		assertThat(outcomes).isEqualTo(expected);
+		verify(this.users, never()).register(any());
+	}
+
+	@Test
+	void aRepeatedJsonKeyIsRejectedNamingIt() {
+		Map<String, String> outcomes = new TreeMap<>();
+		Map<String, String> expected = new TreeMap<>();
+		for (String field : new String[] { "first_name", "biography", "password", "birthdate" }) {
+			String body = registration("biography", "\"Tests\"").replace("{",
+					"{\"" + field + "\":" + (field.equals("birthdate") ? "\"1991-02-03\"" : "\"Other\"") + ",");
+			outcomes.put(body, ProblemOutcome.of(register(body)));
+			expected.put(body, "400 " + field);
+		}
+		assertThat(outcomes).isEqualTo(expected);
+		verify(this.users, never()).register(any());
+	}
+
+	/**
+	 * Dates are read as the document's {@code format: date} says, whole: a time of day is
+	 * not silently dropped and spaces are not trimmed; dates outside the allowed range
+	 * (and PostgreSQL's, 4713 BC to 5874897 AD) are refused before any SQL.
+	 */
+	@Test
+	void aBirthdateIsADateAndNothingElse() {
+		Map<String, String> outcomes = new TreeMap<>();
+		Map<String, String> expected = new TreeMap<>();
+		for (String date : new String[] { "1990-01-01T12:00:00", "1990-01-01T00:00:00Z", " 1990-01-01", "1990-01-01 ",
+				"+1990-01-01", "19900101", "1990-1-1", "1990-02-30", "0000-01-01", "-4713-01-01", "+5874898-01-01",
+				"+999999999-12-31", "1990-01-01\\u0000" }) {
+			outcomes.put(date, ProblemOutcome.of(register(registration("birthdate", "\"" + date + "\""))));
+			expected.put(date, "400 birthdate");
+		}
+		assertThat(outcomes).isEqualTo(expected);
+		verify(this.users, never()).register(any());
+	}
+
+	@Test
+	void aRepeatedQueryParameterIsRejectedNamingIt() {
+		Map<String, String> outcomes = new TreeMap<>();
+		Map<String, String> expected = new TreeMap<>();
+		Map<String, String> repeated = Map.of("first_name=A&first_name=B&last_name=C", "first_name",
+				"first_name=A&last_name=C&last_name=C", "last_name", "first_name=A&last_name=B&limit=1&limit=2",
+				"limit", "first_name=A&last_name=B&limit=5&limit=5", "limit", "first_name=A&last_name=B&first_name=",
+				"first_name", "first_name=A&last_name=B&after=" + UUID.randomUUID() + "&after=" + UUID.randomUUID(),
+				"after", "first_name=A&last_name=B&first%5Fname=A", "first_name");
+		repeated.forEach((query, name) -> {
+			outcomes.put(query, ProblemOutcome.of(this.mvc.get().uri(URI.create("/user/search?" + query)).exchange()));
+			expected.put(query, "400 " + name);
+		});
+		assertThat(outcomes).isEqualTo(expected);
+		verify(this.users, never()).search(any());
+	}
+
+	/**
+	 * Query parameters are percent-encoded UTF-8. Bytes that are not UTF-8 (a stray
+	 * continuation byte, an overlong form, an encoded surrogate, a truncated sequence, a
+	 * code point above U+10FFFF) are decoded to U+FFFD, which would then be searched for
+	 * as if it had been sent.
+	 */
+	@Test
+	// URI.create: a template would encode each '%' again.
+	void aQueryParameterThatIsNotUtf8IsRejectedNamingIt() {
+		Map<String, String> outcomes = new TreeMap<>();
+		Map<String, String> expected = new TreeMap<>();
+		for (String bad : new String[] { "%FF", "A%80", "%C0%80", "%C1%81", "%ED%A0%80", "%E2%82", "%F4%90%80%80" }) {
+			outcomes.put(bad, ProblemOutcome
+				.of(this.mvc.get().uri(URI.create("/user/search?first_name=A&last_name=" + bad)).exchange()));
+			expected.put(bad, "400 last_name");
+		}
+		assertThat(outcomes).isEqualTo(expected);
+		verify(this.users, never()).search(any());
+	}
+
+	@Test
+	void aLimitIsADecimalIntegerAndNothingElse() {
+		Map<String, String> outcomes = new TreeMap<>();
+		Map<String, String> expected = new TreeMap<>();
+		for (String limit : new String[] { "0x10", "%2310", "%205", "5%20", "+5", "1e2", "99999999999999999999",
+				"2147483648", "-1", "0", "1001" }) {
+			outcomes.put(limit, ProblemOutcome
+				.of(this.mvc.get().uri(URI.create("/user/search?first_name=A&last_name=B&limit=" + limit)).exchange()));
+			expected.put(limit, "400 limit");
+		}
+		assertThat(outcomes).isEqualTo(expected);
+		verify(this.users, never()).search(any());
+	}
+
+	private MvcTestResult register(String body) {
+		return this.mvc.post().uri("/user/register").contentType(MediaType.APPLICATION_JSON).content(body).exchange();
+	}
+
+	/**
+	 * A registration body with one field's JSON value replaced.
+	 * @param field the JSON name
+	 * @param json the value as JSON text
+	 * @return the body
+	 */
+	static String registration(String field, String json) {
+		java.util.Map<String, String> fields = new java.util.LinkedHashMap<>();
+		fields.put("first_name", "\"Ivan\"");
+		fields.put("second_name", "\"Petrov\"");
+		fields.put("birthdate", "\"1990-01-01\"");
+		fields.put("biography", "\"Tests\"");
+		fields.put("city", "\"Moscow\"");
+		fields.put("password", "\"secret-password\"");
+		fields.put(field, json);
+		StringBuilder body = new StringBuilder("{");
+		fields.forEach((name, value) -> body.append((body.length() > 1) ? "," : "")
+			.append('"')
+			.append(name)
+			.append("\":")
+			.append(value));
+		return body.append('}').toString();
 	}
 
 }
