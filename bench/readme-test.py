@@ -649,7 +649,7 @@ def main():
     report += [f"  line {line}: {text}  ({why})" for line, text, why in run.skipped]
     report += ["", "The load beside the commands, all of it:"] + ["  " + l for l in run.load.figures()]
     for name, begin, end in run.phases:
-        if end is not None and end - begin >= 5:
+        if end is not None and (end - begin >= 5 or FAILOVER.search(name)):
             figures = run.load.figures(begin, end)
             if figures:
                 report += ["", f"During {name} ({end - begin:.0f} s):"] + ["  " + l for l in figures]

@@ -199,7 +199,7 @@ public final class EmbeddedCluster implements AutoCloseable {
 		long started = System.nanoTime();
 		try {
 			for (PostgresNode node : this.nodes) {
-				node.recoverLeftover(STOP_TIMEOUT);
+				node.stopForeign(STOP_TIMEOUT, "left running by an owner that ended without stopping it");
 			}
 			if (!Files.exists(this.clusterDir.resolve(BOOTSTRAPPED))) {
 				bootstrap();

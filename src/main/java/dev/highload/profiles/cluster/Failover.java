@@ -71,7 +71,7 @@ final class Failover {
 		}
 		boolean wasRunning = isAlive(old.lockFilePid());
 		// Fence first: from here on the old primary can never take writes again.
-		old.recoverLeftover(STOP_TIMEOUT);
+		old.stopForeign(STOP_TIMEOUT, "the old primary, to fence it");
 		old.fence("Primary until a failover at " + java.time.Instant.now()
 				+ "; the next start of the cluster re-clones this node from the new primary.");
 		log.info("Failover: old primary {} {} and fenced", old.name(), wasRunning ? "stopped" : "was down");

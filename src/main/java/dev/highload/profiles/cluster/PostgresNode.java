@@ -137,11 +137,14 @@ final class PostgresNode {
 	}
 
 	/**
-	 * Stops a postmaster left running on this data directory by a run that did not shut
-	 * down cleanly, and removes a lock file whose process is gone. Only the cluster's
-	 * owner ({@link ClusterOwnership}) or the failover command calls it.
+	 * Stops the postmaster running on this data directory that this process did not
+	 * start, and removes a lock file whose process is gone. Only the cluster's owner
+	 * ({@link ClusterOwnership}), for nodes a crashed owner left behind, and the failover
+	 * command, fencing the old primary, call it.
+	 * @param timeout how long the fast shutdown may take
+	 * @param whose whose postmaster it is, for the log
 	 */
-	void recoverLeftover(Duration timeout) throws IOException, InterruptedException {
+	void stopForeign(Duration timeout, String whose) throws IOException, InterruptedException {
 		Path lockFile = this.dataDir.resolve("postmaster.pid");
 		if (!Files.exists(lockFile)) {
 			return;
@@ -149,8 +152,7 @@ final class PostgresNode {
 		long pid = lockFilePid();
 		Optional<ProcessHandle> handle = (pid > 0) ? ProcessHandle.of(pid) : Optional.empty();
 		if (handle.isPresent() && handle.get().isAlive() && isPostgres(handle.get())) {
-			log.warn("Node {}: stopping postmaster {}, left running by an owner that ended without stopping it",
-					this.name, pid);
+			log.warn("Node {}: stopping postmaster {}, {}", this.name, pid, whose);
 			signal(pid, "INT");
 			if (!awaitExit(handle.get(), timeout)) {
 				signal(pid, "QUIT");
