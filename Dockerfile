@@ -2,7 +2,12 @@
 # an unprivileged user. It holds no password or key: docker-compose.yml passes them as
 # environment variables (APP_DB_PASSWORD, APP_AUTH_TOKEN_SECRET, ...).
 
-FROM eclipse-temurin:17-jdk-noble AS build
+# The official Temurin images by default; docker/local-images.env names stand-ins built from
+# Debian's packages (docker/local-images.sh) for machines that reach no registry.
+ARG JDK_IMAGE=eclipse-temurin:17-jdk-noble
+ARG JRE_IMAGE=eclipse-temurin:17-jre-noble
+
+FROM ${JDK_IMAGE} AS build
 WORKDIR /build
 # Dependencies first, in a layer of their own that a source change does not invalidate.
 COPY .mvn/ .mvn/
@@ -14,7 +19,7 @@ COPY db/migration/ db/migration/
 RUN ./mvnw -B -ntp -q package -Dmaven.test.skip=true -Dspring-javaformat.validate.skip=true \
 	&& cp target/user-profiles-*.jar /build/user-profiles.jar
 
-FROM eclipse-temurin:17-jre-noble
+FROM ${JRE_IMAGE}
 RUN groupadd --system --gid 10001 app \
 	&& useradd --system --uid 10001 --gid app --home-dir /app --no-create-home --shell /usr/sbin/nologin app
 WORKDIR /app

@@ -31,10 +31,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * <p>
  * The binaries are Debian's postgresql-15, which .ci/run installs: the compose cluster
  * runs 18, but the embedded cluster's 18 has no pg_basebackup, and pg_basebackup 15
- * cannot clone an 18 server, so this test uses 15 throughout. The primary is prepared the
- * way the official image's entrypoint prepares it: initdb, the entrypoint's
- * {@code host all all all} line in pg_hba.conf, a server on the Unix socket only that
- * runs init-primary.sh, then the real start. Every process runs unprivileged
+ * cannot clone an 18 server, so this test uses 15 throughout. The primary is started by
+ * its compose entrypoint, primary.sh, on an empty data directory: initdb, a server on a
+ * private Unix socket that runs init-primary.sh, then the real start, as in the official
+ * image and in the stand-in built from Debian's packages. Every process runs unprivileged
  * ({@link Privileges}) on ports 24432-24434 and is stopped by its pid.
  */
 class ComposeScriptsIntegrationTests {
@@ -93,7 +93,6 @@ class ComposeScriptsIntegrationTests {
 		awaitLog("replica1", "not ready for a base backup (attempt 3)");
 		assertThat(replica1.isAlive()).as("replica1 keeps retrying while there is no primary").isTrue();
 
-		initPrimary();
 		startPrimary();
 		startReplica("replica2", PRIMARY_PORT + 2);
 
@@ -145,38 +144,18 @@ class ComposeScriptsIntegrationTests {
 	}
 
 	/**
-	 * What the image's entrypoint does with an empty data directory, around the script it
-	 * finds in /docker-entrypoint-initdb.d.
+	 * The primary's compose entrypoint on an empty data directory: it initialises the
+	 * node and then runs it.
 	 */
-	private void initPrimary() throws Exception {
-		Path data = dataDir("primary");
-		Path passwordFile = BASE.resolve("superuser-password");
-		Files.writeString(passwordFile, SUPERUSER_PASSWORD + "\n");
-		run("primary", BIN.resolve("initdb").toString(), "-D", data.toString(), "-U", "postgres",
-				"--pwfile=" + passwordFile, "--encoding=UTF8", "--locale=C.UTF-8");
-		Files.writeString(data.resolve("pg_hba.conf"), "\nhost all all all scram-sha-256\n",
-				java.nio.file.StandardOpenOption.APPEND);
-		run("primary", BIN.resolve("pg_ctl").toString(), "-D", data.toString(), "-w", "-t", "60", "-o",
-				"-c listen_addresses='' -p " + PRIMARY_PORT + " -c unix_socket_directories=" + this.sockets, "start");
-		try {
-			Map<String, String> env = new HashMap<>();
-			env.put("PGDATA", data.toString());
-			env.put("PGHOST", this.sockets.toString());
-			env.put("PGPORT", Integer.toString(PRIMARY_PORT));
-			env.put("POSTGRES_USER", "postgres");
-			env.put("APP_DB_PASSWORD", APP_PASSWORD);
-			env.put("REPLICATION_PASSWORD", REPLICATION_PASSWORD);
-			env.put("DB_ALLOWED_CIDR", "127.0.0.1/32");
-			env.put("CLUSTER_CONF", Path.of("db/postgresql/cluster.conf").toAbsolutePath().toString());
-			run("primary", env, "bash", SCRIPTS.resolve("init-primary.sh").toString());
-		}
-		finally {
-			run("primary", BIN.resolve("pg_ctl").toString(), "-D", data.toString(), "-w", "-m", "fast", "stop");
-		}
-	}
-
-	private void startPrimary() throws IOException {
-		start("primary", Map.of(), BIN.resolve("postgres").toString(), "-D", dataDir("primary").toString(), "-c",
+	private Process startPrimary() throws IOException {
+		Map<String, String> env = new HashMap<>();
+		env.put("PGDATA", dataDir("primary").toString());
+		env.put("POSTGRES_PASSWORD", SUPERUSER_PASSWORD);
+		env.put("APP_DB_PASSWORD", APP_PASSWORD);
+		env.put("REPLICATION_PASSWORD", REPLICATION_PASSWORD);
+		env.put("DB_ALLOWED_CIDR", "127.0.0.1/32");
+		env.put("CLUSTER_CONF", Path.of("db/postgresql/cluster.conf").toAbsolutePath().toString());
+		return start("primary", env, "bash", SCRIPTS.resolve("primary.sh").toString(), "postgres", "-c",
 				"cluster_name=primary", "-c", "port=" + PRIMARY_PORT);
 	}
 
@@ -201,19 +180,6 @@ class ComposeScriptsIntegrationTests {
 		Process process = builder(name, env, line).start();
 		this.processes.add(process);
 		return process;
-	}
-
-	private void run(String name, String... command) throws Exception {
-		run(name, Map.of(), command);
-	}
-
-	private void run(String name, Map<String, String> env, String... command) throws Exception {
-		Process process = builder(name, env, List.of(command)).start();
-		if (!process.waitFor(TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
-			stop(process);
-			throw new AssertionError("Timed out: " + List.of(command) + "\n" + tail(name));
-		}
-		assertThat(process.exitValue()).as(List.of(command) + "\n" + tail(name)).isZero();
 	}
 
 	private ProcessBuilder builder(String name, Map<String, String> env, List<String> command) {

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Builds, from Debian's packages alone, local stand-ins for the images docker-compose.yml and
+# the Dockerfile name, for machines that can reach Debian's mirror but no container registry:
+#
+#   local/debian:sid    a minimal Debian unstable root file system (debootstrap), imported
+#   local/postgres:18   Debian's postgresql-18 (the official image's binaries, same paths)
+#   local/jdk:21        Debian's openjdk-21-jdk-headless (stands in for eclipse-temurin JDK)
+#   local/jre:21        Debian's openjdk-21-jre-headless (stands in for eclipse-temurin JRE)
+#
+# and makes sure there is a Docker engine and Compose v2 to use them:
+# - if no engine answers, it installs Debian's docker.io and iptables when missing and starts
+#   `dockerd --storage-driver=vfs` in the background (log: target/dockerd.log; it keeps
+#   running after this script; stop it with `kill $(cat /var/run/docker.pid)`). That needs root;
+# - if `docker compose` is missing, it takes the v2 plugin from the unstable suite's
+#   docker-compose package (Debian stable's is the old v1) into ~/.docker/cli-plugins.
+# An image that exists and was built from the same Dockerfile (a label records its hash) is
+# kept; REBUILD=1 rebuilds them all. Each step says how long it took; build output goes to
+# target/local-images-*.log. Grafana is not packaged by Debian, so the monitoring profile has no stand-in.
+#
+# Then: docker compose --env-file .env --env-file docker/local-images.env up --build
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUITE=sid
+MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+REBUILD=${REBUILD:-}
+STARTED=$SECONDS
+
+step() {
+  local name=$1
+  shift
+  local began=$SECONDS
+  echo "== $name"
+  "$@"
+  echo "   $name: $((SECONDS - began)) s"
+}
+
+apt_updated=
+apt_install() {
+  [ -n "$apt_updated" ] || { apt-get update -q >/dev/null; apt_updated=1; }
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@" >/dev/null
+}
+
+engine() {
+  if docker info >/dev/null 2>&1; then
+    echo "   an engine answers: $(docker version --format '{{.Server.Version}}')"
+    return
+  fi
+  if [ "$(id -u)" != 0 ]; then
+    echo "no Docker engine answers, and starting one needs root" >&2
+    exit 2
+  fi
+  command -v dockerd >/dev/null 2>&1 && command -v iptables >/dev/null 2>&1 || apt_install docker.io iptables
+  mkdir -p target
+  # vfs: overlay file systems are often unavailable inside containers and VMs; vfs always works.
+  nohup dockerd --storage-driver=vfs > target/dockerd.log 2>&1 &
+  for _ in $(seq 1 60); do
+    docker info >/dev/null 2>&1 && { echo "   started dockerd $(docker version --format '{{.Server.Version}}')"; return; }
+    sleep 1
+  done
+  echo "dockerd did not answer within 60 s:" >&2
+  tail -20 target/dockerd.log >&2
+  exit 1
+}
+
+LABEL=dev.highload.dockerfile-sha256
+
+# Whether an image must be built: absent, built from another Dockerfile, or REBUILD set.
+stale() {
+  local tag=$1 sha=${2:-}
+  [ -n "$REBUILD" ] && return 0
+  docker image inspect "$tag" >/dev/null 2>&1 || return 0
+  [ -z "$sha" ] && return 1
+  [ "$(docker image inspect -f "{{index .Config.Labels \"$LABEL\"}}" "$tag")" != "$sha" ]
+}
+
+base() {
+  stale local/debian:$SUITE || { echo "   kept local/debian:$SUITE"; return; }
+  command -v debootstrap >/dev/null 2>&1 || apt_install debootstrap
+  local root
+  root=$(mktemp -d /tmp/local-images-rootfs.XXXXXX)
+  debootstrap --variant=minbase "$SUITE" "$root" "$MIRROR" > target/local-images-debootstrap.log 2>&1 \
+    || { tail -20 target/local-images-debootstrap.log >&2; rm -rf "$root"; exit 1; }
+  tar -C "$root" -c . | docker import - local/debian:$SUITE >/dev/null
+  rm -rf "$root"
+}
+
+image() {
+  local tag=$1 dir=$2 sha log
+  sha=$(sha256sum "$dir/Dockerfile" | cut -d' ' -f1)
+  stale "$tag" "$sha" || { echo "   kept $tag"; return; }
+  log=target/local-images-${tag//[:\/]/-}.log
+  docker build --build-arg BASE_IMAGE=local/debian:$SUITE --label "$LABEL=$sha" -t "$tag" "$dir" > "$log" 2>&1 \
+    || { tail -30 "$log" >&2; exit 1; }
+}
+
+compose_v2() {
+  if docker compose version >/dev/null 2>&1; then
+    echo "   $(docker compose version)"
+    return
+  fi
+  local out
+  out=$(mktemp -d /tmp/local-images-compose.XXXXXX)
+  # The package is Debian unstable's; the plugin in it needs nothing but libc.
+  docker run --rm -v "$out:/out" local/debian:$SUITE bash -c 'cd /out \
+    && apt-get -o Acquire::Check-Valid-Until=false update -q >/dev/null \
+    && apt-get download -q docker-compose 2>/dev/null >/dev/null'
+  dpkg-deb -x "$out"/docker-compose_*.deb "$out/x"
+  mkdir -p ~/.docker/cli-plugins
+  cp "$out/x/usr/libexec/docker/cli-plugins/docker-compose" ~/.docker/cli-plugins/docker-compose
+  rm -rf "$out"
+  echo "   $(docker compose version)"
+}
+
+mkdir -p target
+step "Docker engine" engine
+step "base image local/debian:$SUITE (debootstrap from $MIRROR)" base
+step "local/postgres:18" image local/postgres:18 docker/postgres
+step "local/jdk:21" image local/jdk:21 docker/jdk
+step "local/jre:21" image local/jre:21 docker/jre
+step "Compose v2" compose_v2
+echo "== done in $((SECONDS - STARTED)) s; the images:"
+docker image ls --format '{{.Repository}}:{{.Tag}}  {{.Size}}' | grep '^local/' | sed 's/^/   /'
