@@ -85,13 +85,25 @@ base() {
   rm -rf "$root"
 }
 
+# Builds docker/NAME/Dockerfile. The build context also holds extra-ca/: the certificates
+# this host added to its trust (/usr/local/share/ca-certificates), so that an image that
+# downloads over HTTPS trusts what the host trusts, a TLS-inspecting proxy's CA included.
 image() {
-  local tag=$1 dir=$2 sha log
-  sha=$(sha256sum "$dir/Dockerfile" | cut -d' ' -f1)
-  stale "$tag" "$sha" || { echo "   kept $tag"; return; }
+  local tag=$1 dir=$2 sha log context
+  context=$(mktemp -d /tmp/local-images-context.XXXXXX)
+  cp "$dir/Dockerfile" "$context/"
+  mkdir "$context/extra-ca"
+  find /usr/local/share/ca-certificates -maxdepth 1 -name '*.crt' -exec cp '{}' "$context/extra-ca/" ';' 2>/dev/null || true
+  sha=$(cat "$context/Dockerfile" "$context"/extra-ca/* 2>/dev/null | sha256sum | cut -d' ' -f1)
+  if ! stale "$tag" "$sha"; then
+    echo "   kept $tag"
+    rm -rf "$context"
+    return
+  fi
   log=target/local-images-${tag//[:\/]/-}.log
-  docker build --build-arg BASE_IMAGE=local/debian:$SUITE --label "$LABEL=$sha" -t "$tag" "$dir" > "$log" 2>&1 \
-    || { tail -30 "$log" >&2; exit 1; }
+  docker build --build-arg BASE_IMAGE=local/debian:$SUITE --label "$LABEL=$sha" -t "$tag" "$context" > "$log" 2>&1 \
+    || { tail -30 "$log" >&2; rm -rf "$context"; exit 1; }
+  rm -rf "$context"
 }
 
 compose_v2() {

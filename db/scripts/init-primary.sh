@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # First start of the primary: roles, database, replication slots, pg_stat_statements,
-# pg_hba.conf and the shared settings. The official postgres image runs it once, from
-# /docker-entrypoint-initdb.d, after initdb and while a temporary server listens on the
-# Unix socket only; ComposeScriptsIntegrationTests runs it the same way. Connection settings
+# pg_hba.conf and the shared settings. db/scripts/primary.sh, the primary's entrypoint, runs
+# it once, after initdb and while a temporary server listens on a private Unix socket only;
+# ComposeScriptsIntegrationTests runs it through primary.sh too. Connection settings
 # come from libpq's variables (PGHOST, PGPORT), the rest from these:
 #   PGDATA                 the data directory (set by the image)
 #   POSTGRES_USER          superuser to connect as (default postgres)
