@@ -6,6 +6,7 @@
 #   local/postgres:18   Debian's postgresql-18 (the official image's binaries, same paths)
 #   local/jdk:21        Debian's openjdk-21-jdk-headless (stands in for eclipse-temurin JDK)
 #   local/jre:21        Debian's openjdk-21-jre-headless (stands in for eclipse-temurin JRE)
+#   local/socat:1       Debian's socat (stands in for alpine/socat, Testcontainers' ambassador)
 #
 # and makes sure there is a Docker engine and Compose v2 to use them:
 # - if no engine answers, it installs Debian's docker.io and iptables when missing and starts
@@ -130,6 +131,7 @@ step "base image local/debian:$SUITE (debootstrap from $MIRROR)" base
 step "local/postgres:18" image local/postgres:18 docker/postgres
 step "local/jdk:21" image local/jdk:21 docker/jdk
 step "local/jre:21" image local/jre:21 docker/jre
+step "local/socat:1" image local/socat:1 docker/socat
 step "Compose v2" compose_v2
 echo "== done in $((SECONDS - STARTED)) s; the images:"
 docker image ls --format '{{.Repository}}:{{.Tag}}  {{.Size}}' | grep '^local/' | sed 's/^/   /'

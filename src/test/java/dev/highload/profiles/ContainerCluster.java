@@ -25,7 +25,8 @@ import org.testcontainers.utility.MountableFile;
 
 /**
  * The integration tests' cluster as containers ({@code -Dit.cluster=testcontainers}): the
- * postgres image pinned in docker-compose.yml, with the same db/scripts and
+ * postgres image compose would use ({@code POSTGRES_IMAGE}, else the default pinned in
+ * docker-compose.yml), started by the same entrypoints, with the same db/scripts and
  * db/postgresql/cluster.conf, so a primary and two replicas streaming with
  * {@code ANY 1 (replica1, replica2)} and {@code remote_apply}. They run on a network of
  * their own whose subnet is the only one pg_hba.conf admits, as in compose; the tests
@@ -121,8 +122,10 @@ final class ContainerCluster implements ClusterNodes {
 			.withEnv("APP_DB_USERNAME", USERNAME)
 			.withEnv("APP_DB_PASSWORD", APP_PASSWORD)
 			.withEnv("DB_ALLOWED_CIDR", subnet())
+			.withCopyFileToContainer(MountableFile.forHostPath("db/scripts/primary.sh", 0755), "/db/scripts/primary.sh")
 			.withCopyFileToContainer(MountableFile.forHostPath("db/scripts/init-primary.sh", 0755),
-					"/docker-entrypoint-initdb.d/10-cluster.sh")
+					"/db/scripts/init-primary.sh")
+			.withCreateContainerCmdModifier((command) -> command.withEntrypoint("bash", "/db/scripts/primary.sh"))
 			.withCommand("postgres", "-c", "cluster_name=primary", "-c", "shared_buffers=64MB");
 	}
 
@@ -168,10 +171,18 @@ final class ContainerCluster implements ClusterNodes {
 		return container.getHost() + ":" + container.getMappedPort(PORT);
 	}
 
-	/** The postgres image pinned in docker-compose.yml, so the two cannot drift apart. */
+	/**
+	 * The postgres image compose would use: {@code POSTGRES_IMAGE} from the environment
+	 * (docker/local-images.env names a stand-in), else the default docker-compose.yml
+	 * pins, so the two cannot drift apart.
+	 */
 	static String composeImage() {
+		String chosen = System.getenv("POSTGRES_IMAGE");
+		if (chosen != null && !chosen.isBlank()) {
+			return chosen;
+		}
 		try {
-			Matcher matcher = Pattern.compile("(?m)^\\s*image:\\s*(postgres:\\S+)\\s*$")
+			Matcher matcher = Pattern.compile("(?m)^\\s*image:\\s*\\$\\{POSTGRES_IMAGE:-(\\S+)}\\s*$")
 				.matcher(Files.readString(Path.of("docker-compose.yml")));
 			if (!matcher.find()) {
 				throw new IllegalStateException("No postgres image in docker-compose.yml");
