@@ -75,14 +75,23 @@ stale() {
   [ "$(docker image inspect -f "{{index .Config.Labels \"$LABEL\"}}" "$tag")" != "$sha" ]
 }
 
+# What the base image is made of; a base imported another way is rebuilt.
+BASE_RECIPE="debootstrap-minbase-$SUITE-root-755-with-path"
+
 base() {
-  stale local/debian:$SUITE || { echo "   kept local/debian:$SUITE"; return; }
+  stale local/debian:$SUITE "$BASE_RECIPE" || { echo "   kept local/debian:$SUITE"; return; }
   command -v debootstrap >/dev/null 2>&1 || apt_install debootstrap
   local root
   root=$(mktemp -d /tmp/local-images-rootfs.XXXXXX)
+  # mktemp makes it 0700, and tar carries that to the image's /: no other user could reach /usr.
+  chmod 755 "$root"
   debootstrap --variant=minbase "$SUITE" "$root" "$MIRROR" > target/local-images-debootstrap.log 2>&1 \
     || { tail -20 target/local-images-debootstrap.log >&2; rm -rf "$root"; exit 1; }
-  tar -C "$root" -c . | docker import - local/debian:$SUITE >/dev/null
+  # An imported file system has no environment: give it the PATH every Debian image has, or
+  # `ENV PATH=...:$PATH` in the images on top expands to almost nothing.
+  tar -C "$root" -c . | docker import \
+    --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+    --change "LABEL $LABEL=$BASE_RECIPE" - local/debian:$SUITE >/dev/null
   rm -rf "$root"
 }
 
@@ -95,7 +104,9 @@ image() {
   cp "$dir/Dockerfile" "$context/"
   mkdir "$context/extra-ca"
   find /usr/local/share/ca-certificates -maxdepth 1 -name '*.crt' -exec cp '{}' "$context/extra-ca/" ';' 2>/dev/null || true
-  sha=$(cat "$context/Dockerfile" "$context"/extra-ca/* 2>/dev/null | sha256sum | cut -d' ' -f1)
+  # The Dockerfile, the added certificates and the base image it is built on.
+  sha=$({ cat "$context/Dockerfile" "$context"/extra-ca/* 2>/dev/null; docker image inspect -f '{{.Id}}' local/debian:$SUITE; } \
+    | sha256sum | cut -d' ' -f1)
   if ! stale "$tag" "$sha"; then
     echo "   kept $tag"
     rm -rf "$context"
