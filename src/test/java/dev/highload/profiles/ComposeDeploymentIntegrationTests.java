@@ -74,6 +74,7 @@ class ComposeDeploymentIntegrationTests {
 	static void up() throws IOException {
 		superuserPassword = setting("POSTGRES_PASSWORD");
 		compose = new ComposeContainer(new File("docker-compose.yml")).withBuild(true)
+			.withRemoveImages(ComposeContainer.RemoveImages.LOCAL)
 			.withEnv("APP_PORT", "0")
 			.withEnv("MANAGEMENT_PORT", "0")
 			.withEnv("NETWORK_SUBNET", System.getProperty("it.compose.subnet", "172.28.201.0/24"))

@@ -40,15 +40,17 @@ import org.springframework.context.ConfigurableApplicationContext;
 /**
  * A Jepsen-style set check of registrations across a crash of the primary.
  * <p>
- * It starts the service on a cluster of its own, and writers send
- * {@code POST /user/register} concurrently, each request with a unique marker in the
- * biography. Each outcome is logged: acknowledged (200), failed (an error response that
- * does not say the outcome is unknown) or unknown (no response: timeout or connection
- * reset; or 503 "Outcome unknown"). Once enough writes are acknowledged, replication is
- * stalled for a moment (the primary's walsenders are stopped with SIGSTOP, as on a slow
- * link), then the primary's postmaster and every backend are killed with SIGKILL, the
- * failover command runs, and the writers carry on against the new primary. At the end
- * every marker sent is compared with the rows on the new primary.
+ * The deployment is a {@link Target}: the service with an embedded cluster of its own
+ * ({@link #run(Settings, Path, int[])}), or the compose deployment
+ * ({@code ComposeFailoverIntegrationTests}). Writers send {@code POST /user/register}
+ * concurrently, each request with a unique marker in the biography. Each outcome is
+ * logged: acknowledged (200), failed (an error response that does not say the outcome is
+ * unknown) or unknown (no response: timeout or connection reset; or 503 "Outcome
+ * unknown"). Once enough writes are acknowledged, replication is stalled for a moment
+ * (the primary's walsenders are stopped with SIGSTOP, as on a slow link), then the
+ * primary is killed with SIGKILL (its postmaster and every backend, or its container),
+ * the deployment's failover runs, and the writers carry on against the new primary. At
+ * the end every marker sent is compared with the rows on the new primary.
  * <p>
  * With synchronous replication no acknowledged write may be missing: the writes during
  * the stall wait and end up unknown. With asynchronous replication (the negative control)
@@ -73,12 +75,10 @@ final class LostWriteCheck {
 	 * @param acknowledgedTotal acknowledged writes across the whole run, at least
 	 * @param stall how long replication is stalled right before the crash
 	 * @param timeLimit the run ends after this even if too few writes were acknowledged
-	 * @param baseDir the cluster's base directory; its cluster is wiped first
-	 * @param ports primary, replica1, replica2
 	 * @param output where the report and the outcome log go
 	 */
 	record Settings(boolean synchronous, int writers, int acknowledgedBeforeCrash, int acknowledgedTotal,
-			Duration stall, Duration timeLimit, Path baseDir, int[] ports, Path output) {
+			Duration stall, Duration timeLimit, Path output) {
 
 		String mode() {
 			return this.synchronous ? "sync" : "async";
@@ -142,33 +142,73 @@ final class LostWriteCheck {
 
 	}
 
-	static Report run(Settings settings) throws Exception {
-		deleteTree(settings.baseDir().resolve("cluster"));
-		Files.createDirectories(settings.output());
-		List<String> args = List.of("--app.cluster.base-dir=" + settings.baseDir(),
-				"--app.cluster.primary-port=" + settings.ports()[0],
-				"--app.cluster.replica1-port=" + settings.ports()[1],
-				"--app.cluster.replica2-port=" + settings.ports()[2], "--app.cluster.shared-buffers=64MB",
-				"--app.cluster.synchronous-replication=" + settings.synchronous(), "--server.port=0",
-				"--management.server.port=0", "--logging.level.dev.highload.profiles.web=ERROR",
+	/**
+	 * The deployment under test: where the service takes registrations, and what can be
+	 * done to its nodes.
+	 */
+	interface Target {
+
+		/** The service's {@code POST /user/register}. */
+		URI register();
+
+		/** The walsenders of the primary are stopped with SIGSTOP. */
+		void stallReplication() throws Exception;
+
+		/** SIGKILL to the primary, returning once it is gone. */
+		void crashPrimary() throws Exception;
+
+		/** The failover; what it printed. */
+		String failover() throws Exception;
+
+		/** What the one writable node holds; fails if two nodes are writable. */
+		Rows rows(String markerPrefix) throws Exception;
+
+	}
+
+	/**
+	 * The marker rows on the writable node after the run.
+	 *
+	 * @param primary the writable node
+	 * @param markers each marker found, with how often
+	 * @param total every row of {@code users}
+	 */
+	record Rows(String primary, Map<String, Integer> markers, long total) {
+
+	}
+
+	/**
+	 * The service with a cluster of its own, in this JVM.
+	 * @param settings the load
+	 * @param baseDir the cluster's base directory; its cluster is wiped first
+	 * @param ports primary, replica1, replica2
+	 */
+	static Report run(Settings settings, Path baseDir, int[] ports) throws Exception {
+		deleteTree(baseDir.resolve("cluster"));
+		List<String> args = List.of("--app.cluster.base-dir=" + baseDir, "--app.cluster.primary-port=" + ports[0],
+				"--app.cluster.replica1-port=" + ports[1], "--app.cluster.replica2-port=" + ports[2],
+				"--app.cluster.shared-buffers=64MB", "--app.cluster.synchronous-replication=" + settings.synchronous(),
+				"--server.port=0", "--management.server.port=0", "--logging.level.dev.highload.profiles.web=ERROR",
 				"--logging.level.com.zaxxer.hikari=ERROR", "--logging.level.org.hibernate=ERROR");
 		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(ProfilesApplication.class)
 			.profiles("test")
 			.run(args.toArray(String[]::new))) {
 			int port = Integer.parseInt(context.getEnvironment().getProperty("local.server.port"));
-			EmbeddedCluster cluster = context.getBean(EmbeddedCluster.class);
-			ClusterProperties properties = context.getBean(ClusterProperties.class);
-			return new Run(settings, port, cluster, properties).execute();
+			return run(settings, new EmbeddedTarget(port, baseDir, context.getBean(EmbeddedCluster.class),
+					context.getBean(ClusterProperties.class)));
 		}
+	}
+
+	/** The check against any deployment whose cluster holds no rows but this run's. */
+	static Report run(Settings settings, Target target) throws Exception {
+		Files.createDirectories(settings.output());
+		return new Run(settings, target).execute();
 	}
 
 	private static final class Run {
 
 		private final Settings settings;
 
-		private final EmbeddedCluster cluster;
-
-		private final ClusterProperties properties;
+		private final Target target;
 
 		private final String runId = Long.toString(System.currentTimeMillis(), 36);
 
@@ -176,8 +216,6 @@ final class LostWriteCheck {
 			.version(HttpClient.Version.HTTP_1_1)
 			.connectTimeout(Duration.ofSeconds(5))
 			.build();
-
-		private final URI register;
 
 		private final AtomicLong sequence = new AtomicLong();
 
@@ -193,11 +231,9 @@ final class LostWriteCheck {
 
 		private final AtomicInteger acknowledgedAfterKill = new AtomicInteger();
 
-		Run(Settings settings, int port, EmbeddedCluster cluster, ClusterProperties properties) {
+		Run(Settings settings, Target target) {
 			this.settings = settings;
-			this.cluster = cluster;
-			this.properties = properties;
-			this.register = URI.create("http://127.0.0.1:" + port + "/user/register");
+			this.target = target;
 		}
 
 		Report execute() throws Exception {
@@ -211,12 +247,15 @@ final class LostWriteCheck {
 			try {
 				awaitAcknowledged(this.settings.acknowledgedBeforeCrash(), deadline);
 				if (!this.settings.stall().isZero()) {
-					signal("STOP", walSenders(), true);
+					this.target.stallReplication();
 					Thread.sleep(this.settings.stall().toMillis());
 				}
-				crashPrimary();
+				int before = this.acknowledged.get();
+				this.killNanos = System.nanoTime();
+				this.target.crashPrimary();
+				System.out.println("Killed the primary after " + before + " acknowledged writes");
 				long started = System.nanoTime();
-				failoverReport = FailoverCommand.failover(this.properties);
+				failoverReport = this.target.failover();
 				failoverCommandMillis = (System.nanoTime() - started) / 1_000_000;
 				System.out.print(failoverReport);
 				awaitAcknowledged(this.settings.acknowledgedTotal(), deadline);
@@ -237,8 +276,11 @@ final class LostWriteCheck {
 		private void awaitAcknowledged(int count, long deadline) throws InterruptedException {
 			while (this.acknowledged.get() < count) {
 				if (System.nanoTime() > deadline) {
+					Map<String, Long> responses = this.attempts.values()
+						.stream()
+						.collect(Collectors.groupingBy((a) -> a.outcome() + " " + a.detail(), Collectors.counting()));
 					throw new IllegalStateException("Only " + this.acknowledged.get() + " of " + count
-							+ " writes acknowledged within " + this.settings.timeLimit());
+							+ " writes acknowledged within " + this.settings.timeLimit() + "; responses: " + responses);
 				}
 				Thread.sleep(20);
 			}
@@ -250,7 +292,7 @@ final class LostWriteCheck {
 				String marker = "lw " + this.runId + " " + n;
 				String body = json.writeValueAsString(Map.of("first_name", "Lostwrite", "second_name", letters(n),
 						"birthdate", "1990-05-17", "biography", marker, "password", "lost-write-check"));
-				HttpRequest request = HttpRequest.newBuilder(this.register)
+				HttpRequest request = HttpRequest.newBuilder(this.target.register())
 					.header("Content-Type", "application/json")
 					.timeout(Duration.ofSeconds(20))
 					.POST(HttpRequest.BodyPublishers.ofString(body))
@@ -296,95 +338,15 @@ final class LostWriteCheck {
 			}
 		}
 
-		/** The primary's walsender processes. */
-		private List<Long> walSenders() throws SQLException {
-			List<Long> pids = new ArrayList<>();
-			try (Connection c = this.cluster.connectAsSuperuser(FIRST_PRIMARY, "postgres");
-					Statement s = c.createStatement();
-					ResultSet rs = s.executeQuery("SELECT pid FROM pg_stat_replication")) {
-				while (rs.next()) {
-					pids.add(rs.getLong(1));
-				}
-			}
-			return pids;
-		}
-
-		/**
-		 * SIGKILL to the primary's postmaster and every process below it, in one call.
-		 */
-		private void crashPrimary() throws IOException, InterruptedException {
-			Path lockFile = this.settings.baseDir().resolve("cluster").resolve(FIRST_PRIMARY).resolve("postmaster.pid");
-			long postmaster = Long.parseLong(Files.readAllLines(lockFile, StandardCharsets.UTF_8).get(0).trim());
-			List<Long> pids = new ArrayList<>();
-			pids.add(postmaster);
-			ProcessHandle.of(postmaster)
-				.orElseThrow(() -> new IllegalStateException("No postmaster " + postmaster))
-				.descendants()
-				.forEach((p) -> pids.add(p.pid()));
-			this.killNanos = System.nanoTime();
-			// A backend that exits between the listing and the kill makes kill exit 1;
-			// the
-			// others are killed all the same.
-			signal("KILL", pids, false);
-			ProcessHandle.of(postmaster).ifPresent((p) -> p.onExit().join());
-			System.out.println("Killed the primary's postmaster " + postmaster + " and " + (pids.size() - 1)
-					+ " processes below it, after " + this.acknowledged.get() + " acknowledged writes");
-		}
-
-		private static void signal(String signal, List<Long> pids, boolean strict)
-				throws IOException, InterruptedException {
-			if (pids.isEmpty()) {
-				return;
-			}
-			List<String> command = new ArrayList<>(List.of("kill", "-" + signal));
-			pids.forEach((pid) -> command.add(Long.toString(pid)));
-			Process kill = new ProcessBuilder(command).inheritIO().start();
-			if (!kill.waitFor(10, TimeUnit.SECONDS) || (strict && kill.exitValue() != 0)) {
-				throw new IllegalStateException("Failed: " + command);
-			}
-		}
-
 		private Report check(String failoverReport, long failoverCommandMillis) throws Exception {
-			String newPrimary = null;
-			Map<String, Integer> present = new HashMap<>();
-			for (String node : this.cluster.ports().keySet()) {
-				try (Connection c = this.cluster.connectAsSuperuser(node, this.properties.database());
-						Statement s = c.createStatement();
-						ResultSet rs = s.executeQuery("SELECT pg_is_in_recovery()")) {
-					rs.next();
-					if (rs.getBoolean(1)) {
-						continue;
-					}
-					if (newPrimary != null) {
-						throw new IllegalStateException("Two primaries: " + newPrimary + " and " + node);
-					}
-					newPrimary = node;
-					try (PreparedStatement rows = c
-						.prepareStatement("SELECT biography FROM users WHERE biography LIKE ?")) {
-						rows.setString(1, "lw " + this.runId + " %");
-						try (ResultSet r = rows.executeQuery()) {
-							while (r.next()) {
-								present.merge(r.getString(1), 1, Integer::sum);
-							}
-						}
-					}
-					try (ResultSet r = s.executeQuery("SELECT count(*) FROM users")) {
-						r.next();
-						// Rows of this run only: the cluster is new.
-						if (r.getLong(1) != present.values().stream().mapToInt(Integer::intValue).sum()) {
-							present.merge("(rows without this run's marker)",
-									(int) r.getLong(1) - present.values().stream().mapToInt(Integer::intValue).sum(),
-									Integer::sum);
-						}
-					}
-				}
-				catch (SQLException ex) {
-					// The fenced old primary does not answer.
-				}
+			Rows rows = this.target.rows("lw " + this.runId + " ");
+			Map<String, Integer> present = new HashMap<>(rows.markers());
+			int markerRows = present.values().stream().mapToInt(Integer::intValue).sum();
+			if (rows.total() != markerRows) {
+				// The cluster was new: a row without this run's marker was never sent.
+				present.put("(rows without this run's marker)", (int) (rows.total() - markerRows));
 			}
-			if (newPrimary == null) {
-				throw new IllegalStateException("No primary answers after the failover");
-			}
+			String newPrimary = rows.primary();
 			int ack = 0;
 			int failed = 0;
 			int unknown = 0;
@@ -451,6 +413,121 @@ final class LostWriteCheck {
 			Files.writeString(this.settings.output().resolve(mode + "-report.txt"),
 					report.describe() + "  responses: " + details + "\n\n" + report.failoverReport());
 			System.out.print(report.describe() + "  responses: " + details + "\n");
+		}
+
+	}
+
+	/** The embedded cluster, driven in this JVM: signals by pid, the failover command. */
+	private static final class EmbeddedTarget implements Target {
+
+		private final URI register;
+
+		private final Path baseDir;
+
+		private final EmbeddedCluster cluster;
+
+		private final ClusterProperties properties;
+
+		EmbeddedTarget(int port, Path baseDir, EmbeddedCluster cluster, ClusterProperties properties) {
+			this.register = URI.create("http://127.0.0.1:" + port + "/user/register");
+			this.baseDir = baseDir;
+			this.cluster = cluster;
+			this.properties = properties;
+		}
+
+		@Override
+		public URI register() {
+			return this.register;
+		}
+
+		@Override
+		public void stallReplication() throws Exception {
+			List<Long> pids = new ArrayList<>();
+			try (Connection c = this.cluster.connectAsSuperuser(FIRST_PRIMARY, "postgres");
+					Statement s = c.createStatement();
+					ResultSet rs = s.executeQuery("SELECT pid FROM pg_stat_replication")) {
+				while (rs.next()) {
+					pids.add(rs.getLong(1));
+				}
+			}
+			signal("STOP", pids, true);
+		}
+
+		/**
+		 * SIGKILL to the primary's postmaster and every process below it, in one call.
+		 */
+		@Override
+		public void crashPrimary() throws Exception {
+			Path lockFile = this.baseDir.resolve("cluster").resolve(FIRST_PRIMARY).resolve("postmaster.pid");
+			long postmaster = Long.parseLong(Files.readAllLines(lockFile, StandardCharsets.UTF_8).get(0).trim());
+			List<Long> pids = new ArrayList<>();
+			pids.add(postmaster);
+			ProcessHandle.of(postmaster)
+				.orElseThrow(() -> new IllegalStateException("No postmaster " + postmaster))
+				.descendants()
+				.forEach((p) -> pids.add(p.pid()));
+			// A backend that exits between the listing and the kill makes kill exit 1;
+			// the
+			// others are killed all the same.
+			signal("KILL", pids, false);
+			ProcessHandle.of(postmaster).ifPresent((p) -> p.onExit().join());
+		}
+
+		@Override
+		public String failover() throws Exception {
+			return FailoverCommand.failover(this.properties);
+		}
+
+		@Override
+		public Rows rows(String markerPrefix) {
+			Rows rows = null;
+			for (String node : this.cluster.ports().keySet()) {
+				try (Connection c = this.cluster.connectAsSuperuser(node, this.properties.database());
+						Statement s = c.createStatement();
+						ResultSet rs = s.executeQuery("SELECT pg_is_in_recovery()")) {
+					rs.next();
+					if (rs.getBoolean(1)) {
+						continue;
+					}
+					if (rows != null) {
+						throw new IllegalStateException("Two primaries: " + rows.primary() + " and " + node);
+					}
+					Map<String, Integer> markers = new HashMap<>();
+					try (PreparedStatement select = c
+						.prepareStatement("SELECT biography FROM users WHERE biography LIKE ?")) {
+						select.setString(1, markerPrefix + "%");
+						try (ResultSet r = select.executeQuery()) {
+							while (r.next()) {
+								markers.merge(r.getString(1), 1, Integer::sum);
+							}
+						}
+					}
+					try (ResultSet r = s.executeQuery("SELECT count(*) FROM users")) {
+						r.next();
+						rows = new Rows(node, markers, r.getLong(1));
+					}
+				}
+				catch (SQLException ex) {
+					// The fenced old primary does not answer.
+				}
+			}
+			if (rows == null) {
+				throw new IllegalStateException("No primary answers after the failover");
+			}
+			return rows;
+		}
+
+		private static void signal(String signal, List<Long> pids, boolean strict)
+				throws IOException, InterruptedException {
+			if (pids.isEmpty()) {
+				return;
+			}
+			List<String> command = new ArrayList<>(List.of("kill", "-" + signal));
+			pids.forEach((pid) -> command.add(Long.toString(pid)));
+			Process kill = new ProcessBuilder(command).inheritIO().start();
+			if (!kill.waitFor(10, TimeUnit.SECONDS) || (strict && kill.exitValue() != 0)) {
+				throw new IllegalStateException("Failed: " + command);
+			}
 		}
 
 	}

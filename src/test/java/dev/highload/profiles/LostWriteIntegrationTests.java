@@ -30,12 +30,12 @@ class LostWriteIntegrationTests {
 		// generous.
 		Duration timeLimit = Duration.ofSeconds(120 + ACKNOWLEDGED / 10);
 		return new LostWriteCheck.Settings(synchronous, WRITERS, ACKNOWLEDGED / 2, ACKNOWLEDGED, STALL, timeLimit,
-				BASE_DIR, PORTS, Path.of("target/lost-write"));
+				Path.of("target/lost-write"));
 	}
 
 	@Test
 	void synchronousReplicationLosesNoAcknowledgedWrite() throws Exception {
-		LostWriteCheck.Report report = LostWriteCheck.run(settings(true));
+		LostWriteCheck.Report report = LostWriteCheck.run(settings(true), BASE_DIR, PORTS);
 
 		assertThat(report.acknowledged()).isGreaterThanOrEqualTo(ACKNOWLEDGED);
 		assertThat(report.acknowledgedAfterFailover()).isPositive();
@@ -46,7 +46,7 @@ class LostWriteIntegrationTests {
 
 	@Test
 	void asynchronousReplicationLosesAcknowledgedWritesSoTheCheckCanFail() throws Exception {
-		LostWriteCheck.Report report = LostWriteCheck.run(settings(false));
+		LostWriteCheck.Report report = LostWriteCheck.run(settings(false), BASE_DIR, PORTS);
 
 		assertThat(report.acknowledgedAfterFailover()).isPositive();
 		assertThat(report.lost()).as("acknowledged but missing").isPositive();
