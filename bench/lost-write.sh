@@ -6,6 +6,13 @@
 # asynchronous replication (the negative control: must lose something).
 #
 #   bash bench/lost-write.sh [ACKNOWLEDGED] [WRITERS]
+#   bash bench/lost-write.sh --compose [ACKNOWLEDGED] [WRITERS]
+#
+# With --compose the same check runs through the compose deployment instead
+# (ComposeFailoverIntegrationTests: a compose project of its own, `docker compose kill` of the
+# primary container, then docker/failover.sh), synchronous only; it needs a Docker engine with
+# Compose v2 and the images (docker/local-images.sh; export docker/local-images.env where the
+# official images cannot be pulled). Its report: target/compose-failover/.
 #
 # ACKNOWLEDGED (default 10000) writes are acknowledged across the run, half of them before
 # the crash; WRITERS (default 16) concurrent clients. The service and its own cluster
@@ -14,19 +21,26 @@
 # for LOST_WRITE_STALL_MS (default 2000) right before the crash; 0 crashes without a stall.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+test=LostWriteIntegrationTests
+reports=(target/lost-write/sync-report.txt target/lost-write/async-report.txt)
+if [ "${1:-}" = --compose ]; then
+  shift
+  test=ComposeFailoverIntegrationTests
+  reports=(target/compose-failover/sync-report.txt)
+fi
 acknowledged=${1:-10000}
 writers=${2:-16}
 stall_ms=${LOST_WRITE_STALL_MS:-2000}
 case "$acknowledged$writers$stall_ms" in
-  *[!0-9]*) echo "usage: [LOST_WRITE_STALL_MS=ms] $0 [ACKNOWLEDGED] [WRITERS] (integers)" >&2; exit 2 ;;
+  *[!0-9]*) echo "usage: [LOST_WRITE_STALL_MS=ms] $0 [--compose] [ACKNOWLEDGED] [WRITERS] (integers)" >&2; exit 2 ;;
 esac
 if [ "$acknowledged" -lt 2 ] || [ "$writers" -lt 1 ]; then
   echo "ACKNOWLEDGED must be at least 2 and WRITERS at least 1" >&2
   exit 2
 fi
-rm -rf target/lost-write
+rm -rf target/lost-write target/compose-failover
 ./mvnw -B -ntp verify -Dtest=NoSuchTest -Dsurefire.failIfNoSpecifiedTests=false \
-  -Dit.test=LostWriteIntegrationTests -Dlost-write.acknowledged="$acknowledged" -Dlost-write.writers="$writers" \
+  -Dit.test="$test" -Dlost-write.acknowledged="$acknowledged" -Dlost-write.writers="$writers" \
   -Dlost-write.stall-ms="$stall_ms"
 echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-cat target/lost-write/sync-report.txt target/lost-write/async-report.txt
+cat "${reports[@]}"

@@ -7,6 +7,7 @@
 #   local/jdk:21        Debian's openjdk-21-jdk-headless (stands in for eclipse-temurin JDK)
 #   local/jre:21        Debian's openjdk-21-jre-headless (stands in for eclipse-temurin JRE)
 #   local/socat:1       Debian's socat (stands in for alpine/socat, Testcontainers' ambassador)
+#   local/prometheus:3  Debian's prometheus (stands in for prom/prometheus, monitoring profile)
 #
 # and makes sure there is a Docker engine and Compose v2 to use them:
 # - if no engine answers, it installs Debian's docker.io and iptables when missing and starts
@@ -16,7 +17,8 @@
 #   docker-compose package (Debian stable's is the old v1) into ~/.docker/cli-plugins.
 # An image that exists and was built from the same Dockerfile (a label records its hash) is
 # kept; REBUILD=1 rebuilds them all. Each step says how long it took; build output goes to
-# target/local-images-*.log. Grafana is not packaged by Debian, so the monitoring profile has no stand-in.
+# target/local-images-*.log. Grafana is not packaged by Debian: the monitoring profile's Grafana
+# has no stand-in, and runs only where its official image can be pulled.
 #
 # Then: docker compose --env-file .env --env-file docker/local-images.env up --build
 set -euo pipefail
@@ -143,6 +145,7 @@ step "local/postgres:18" image local/postgres:18 docker/postgres
 step "local/jdk:21" image local/jdk:21 docker/jdk
 step "local/jre:21" image local/jre:21 docker/jre
 step "local/socat:1" image local/socat:1 docker/socat
+step "local/prometheus:3" image local/prometheus:3 docker/prometheus
 step "Compose v2" compose_v2
 echo "== done in $((SECONDS - STARTED)) s; the images:"
 docker image ls --format '{{.Repository}}:{{.Tag}}  {{.Size}}' | grep '^local/' | sed 's/^/   /'
