@@ -7,18 +7,21 @@
 #   docker compose run --rm --user "$(id -u):$(id -g)" -v "$PWD/.data:/app/.data" app --app.seed.users=1000000
 #   bash bench/compose-load.sh 250000 500000
 #
-# For each user count: 30 s of wrk to warm the service's JIT (not measured), then
+# For each user count: WARMUP (default 60) seconds of wrk to warm the service's JIT (not
+# measured; the embedded runs of bench/load-test.sh take 30 s, at twice the rate), then
 # `./mvnw gatling:test -Dusers=N` against 127.0.0.1:8080, while this script reads each
 # container's CPU time from its cgroup (cgroup v1 cpuacct.usage or v2 cpu.stat) and that of
 # the docker-proxy processes publishing the port, every 5 s. Its table (average and highest
 # 5-s interval, in % of one core; two busy cores are 200 %) goes beside Gatling's summary into
 # docs/load-tests/compose-getusersimulation-N/. COMPOSE_PROJECT_NAME picks the project
-# (default: this directory's name, as compose does). Exits non-zero if a run failed.
+# (default: this directory's name, as compose does); WINDOW the seconds users keep arriving
+# (default 600, the simulation's); LABEL a suffix for the output directory (for example
+# no-userland-proxy). Exits non-zero if a run failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 [ $# -gt 0 ] || set -- 250000
 for users in "$@"; do
-  case "$users" in '' | *[!0-9]*) echo "usage: $0 USERS... (integers)" >&2; exit 2 ;; esac
+  case "$users" in '' | *[!0-9]*) echo "usage: [WINDOW=s] [WARMUP=s] [LABEL=name] $0 USERS... (integers)" >&2; exit 2 ;; esac
 done
 for tool in docker curl wrk; do
   command -v "$tool" >/dev/null || { echo "$tool is needed (apt-get install $tool)" >&2; exit 2; }
@@ -72,7 +75,7 @@ counters() {
   done
   echo "docker-proxy $((ticks * 1000000000 / hz))"
   # The whole machine: every CPU's busy time (all but idle and iowait).
-  echo "machine $(awk '/^cpu / { print ($2 + $3 + $4 + $7 + $8 + $9) * 1000000000 / '"$hz"' }' /proc/stat)"
+  echo "machine $(( $(awk '/^cpu / { printf "%.0f", $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat) * 1000000000 / hz ))"
 }
 
 # Samples every 5 s into a CSV until killed: time_s,name,percent_of_a_core.
@@ -96,19 +99,20 @@ sample() {
 
 failed=0
 for users in "$@"; do
-  name="compose-getusersimulation-$users"
+  name="compose-getusersimulation-$users${LABEL:+-$LABEL}"
   out="docs/load-tests/$name"
   mkdir -p "$out" target
   echo "== $name: containers ${containers[*]%% *}; docker-proxy pids ${proxies[*]:-none}"
-  wrk -t2 -c16 -d30s -s bench/get-user.lua http://127.0.0.1:8080 | grep Requests/sec
+  wrk -t2 -c16 -d"${WARMUP:-60}s" -s bench/get-user.lua http://127.0.0.1:8080 | grep Requests/sec
   log="target/$name-gatling.log"
   # The nodes' CPU is recorded here; the sampler in Gatling must not look for an embedded cluster.
-  ./mvnw -B -ntp gatling:test -Dspring-javaformat.validate.skip=true -Dusers="$users" \
+  ./mvnw -B -ntp gatling:test -Dspring-javaformat.validate.skip=true -Dusers="$users" -Dwindow="${WINDOW:-600}" \
     -DbaseUrl=http://127.0.0.1:8080 -DclusterDir=target/no-embedded-cluster >"$log" 2>&1 &
   gatling=$!
   sample "$out/containers-cpu.csv" &
   sampler=$!
-  # The averages cover the simulation itself, from Gatling's "started" to its "completed".
+  # The averages cover the simulation itself: from Gatling's "Simulation ... started" to the
+  # simulation's own summary ("==== name ===="), printed as soon as the last user is done.
   declare -A before=() after=()
   phase=start
   while kill -0 "$gatling" 2>/dev/null; do
@@ -116,7 +120,7 @@ for users in "$@"; do
       while read -r series value; do before[$series]=$value; done < <(counters)
       began=$(date +%s%N)
       phase=run
-    elif [ $phase = run ] && grep -q "^Simulation .* completed" "$log"; then
+    elif [ $phase = run ] && grep -q "^==== " "$log"; then
       while read -r series value; do after[$series]=$value; done < <(counters)
       ended=$(date +%s%N)
       phase=done
@@ -128,13 +132,13 @@ for users in "$@"; do
   kill "$sampler" 2>/dev/null
   wait "$sampler" 2>/dev/null
   if [ $phase != done ]; then
-    echo "Gatling's log has no \"Simulation ... started/completed\" lines: see $log" >&2
+    echo "Gatling's log has no \"Simulation ... started\" or no summary: see $log" >&2
     failed=1
     continue
   fi
   [ $status -eq 0 ] || failed=1
   {
-    echo "CPU by container over the simulation ($(( (ended - began) / 1000000000 )) s, from Gatling's \"started\" to \"completed\"),"
+    echo "CPU by container over the simulation ($(( (ended - began) / 1000000000 )) s, from Gatling's start to its summary),"
     echo "in % of one core (2 cores = 200 %); highest = the busiest 5-s interval:"
     for series in "${!after[@]}"; do
       value=${after[$series]}
