@@ -599,6 +599,11 @@ def copy_tree():
 
 
 def main():
+    # Ctrl-C is part of the test: a process started in the background by a shell without job
+    # control (`cmd &` in a script, nohup) inherits SIGINT ignored, and an ignored signal stays
+    # ignored across exec, so the services it starts would never see the test's Ctrl-C. With a
+    # handler of its own, every child starts with the default disposition.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     readme = (ROOT / "README.md").read_text()
     parsed = [(start, commands(start, lines)) for start, lines in blocks(readme)]
     if sys.argv[1:] == ["--list"]:
