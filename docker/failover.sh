@@ -34,13 +34,10 @@ log() {
 
 files=(-f "$root/docker-compose.yml")
 [ -s "$override" ] && files+=(-f "$override")
-compose() {
-	docker compose "${files[@]}" "$@"
-}
-# Compose options come first; whatever was given to this script is passed on.
+# The files, then the compose options given to this script, then the command.
 options=("$@")
 dc() {
-	compose "${options[@]}" "$@"
+	docker compose "${files[@]}" "${options[@]}" "$@"
 }
 sql() {
 	local node=$1

@@ -193,7 +193,8 @@ final class LostWriteCheck {
 			.profiles("test")
 			.run(args.toArray(String[]::new))) {
 			int port = Integer.parseInt(context.getEnvironment().getProperty("local.server.port"));
-			return run(settings, new EmbeddedTarget(port, baseDir, context.getBean(EmbeddedCluster.class),
+			URI register = URI.create("http://127.0.0.1:" + port + "/user/register");
+			return run(settings, new EmbeddedTarget(register, baseDir, context.getBean(EmbeddedCluster.class),
 					context.getBean(ClusterProperties.class)));
 		}
 	}
@@ -417,28 +418,16 @@ final class LostWriteCheck {
 
 	}
 
-	/** The embedded cluster, driven in this JVM: signals by pid, the failover command. */
-	private static final class EmbeddedTarget implements Target {
-
-		private final URI register;
-
-		private final Path baseDir;
-
-		private final EmbeddedCluster cluster;
-
-		private final ClusterProperties properties;
-
-		EmbeddedTarget(int port, Path baseDir, EmbeddedCluster cluster, ClusterProperties properties) {
-			this.register = URI.create("http://127.0.0.1:" + port + "/user/register");
-			this.baseDir = baseDir;
-			this.cluster = cluster;
-			this.properties = properties;
-		}
-
-		@Override
-		public URI register() {
-			return this.register;
-		}
+	/**
+	 * The embedded cluster, driven in this JVM: signals by pid, the failover command.
+	 *
+	 * @param register the service's {@code POST /user/register}
+	 * @param baseDir the cluster's base directory
+	 * @param cluster the running cluster
+	 * @param properties its settings
+	 */
+	private record EmbeddedTarget(URI register, Path baseDir, EmbeddedCluster cluster,
+			ClusterProperties properties) implements Target {
 
 		@Override
 		public void stallReplication() throws Exception {
