@@ -89,7 +89,9 @@ abstract class MonitoredSimulation extends Simulation {
 	@Override
 	public void after() {
 		CpuSampler.Result cpu = this.sampler.stop();
-		String summary = "==== " + this.name + " ====\n" + LatencyRecorder.summary() + "\n\n" + cpu.summary() + "\n";
+		long requests = LatencyRecorder.rows().stream().mapToLong(LatencyRecorder.Row::requests).sum();
+		String summary = "==== " + this.name + " ====\n" + LatencyRecorder.summary() + "\n\n" + cpu.summary() + "\n"
+				+ cpu.perRequest(requests) + "\n";
 		System.out.println(summary);
 		Path folder = reportFolder();
 		try {

@@ -8,9 +8,11 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.OptionalDouble;
+import java.util.stream.Collectors;
 
 import dev.highload.profiles.gatling.monitor.CpuSampler.Result;
 import dev.highload.profiles.gatling.monitor.CpuSampler.Sample;
@@ -22,7 +24,8 @@ import dev.highload.profiles.gatling.monitor.CpuSampler.SeriesStats;
  */
 final class CpuReport {
 
-	static final String CSV_HEADER = "second,machine,service,primary,replica1,replica2,gatling";
+	static final String CSV_HEADER = "second,"
+			+ Arrays.stream(Series.values()).map(Series::label).collect(Collectors.joining(","));
 
 	private CpuReport() {
 	}
@@ -137,6 +140,7 @@ final class CpuReport {
 	private static Color color(Series series) {
 		return switch (series) {
 			case MACHINE -> LineChart.color(7);
+			case STEAL -> LineChart.color(5);
 			case SERVICE -> LineChart.color(0);
 			case PRIMARY -> LineChart.color(3);
 			case REPLICA1 -> LineChart.color(2);

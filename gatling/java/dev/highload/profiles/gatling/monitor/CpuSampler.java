@@ -86,7 +86,8 @@ public final class CpuSampler {
 		this.servicePort = (uri.getPort() != -1) ? uri.getPort() : "https".equalsIgnoreCase(uri.getScheme()) ? 443 : 80;
 		this.previous = ProcFs.snapshot();
 		this.startNanos = this.previous.nanos();
-		this.sources.put(Series.MACHINE, "procfs /proc/stat");
+		this.sources.put(Series.MACHINE, "procfs /proc/stat, without steal");
+		this.sources.put(Series.STEAL, "procfs /proc/stat, steal");
 		this.sources.put(Series.GATLING, "procfs pid " + this.selfPid);
 		if (isThisMachine(uri.getHost()) && findService(this.previous)) {
 			this.actuator = null;
@@ -191,7 +192,9 @@ public final class CpuSampler {
 		Map<Series, Double> values = new EnumMap<>(Series.class);
 		long total = now.machine().total() - before.machine().total();
 		long busy = now.machine().busy() - before.machine().busy();
+		long steal = now.machine().steal() - before.machine().steal();
 		values.put(Series.MACHINE, (total > 0) ? 100.0 * now.machine().cores() * busy / total : 0.0);
+		values.put(Series.STEAL, (total > 0) ? 100.0 * now.machine().cores() * steal / total : 0.0);
 		values.put(Series.GATLING, percent(now.ticksSince(before, Set.of(this.selfPid)), seconds));
 		if (this.actuator == null) {
 			if (isServiceRunning(now) || searchServiceAgain(now)) {
@@ -280,8 +283,18 @@ public final class CpuSampler {
 	/** A line of the chart and a column of the CSV. */
 	public enum Series {
 
-		/** The whole machine, up to 100 % times its core count. */
+		/**
+		 * The whole machine's own work, up to 100 % times its core count: user, system
+		 * and interrupt time, not idle, not I/O wait, not steal.
+		 */
 		MACHINE("machine"),
+
+		/**
+		 * CPU time the hypervisor gave to other guests while this machine had work to
+		 * run. Not part of {@link #MACHINE}: no process here used it, but a high figure
+		 * means the machine ran slower than its cores suggest.
+		 */
+		STEAL("steal"),
 
 		/** The service JVM. */
 		SERVICE("service"),
@@ -473,6 +486,25 @@ public final class CpuSampler {
 		 */
 		public SeriesStats stats(Series series) {
 			return this.stats.get(series.ordinal());
+		}
+
+		/**
+		 * CPU time per request of each series over the whole run: its average share of a
+		 * core times the seconds sampled, divided by the requests made in them. The
+		 * figure that compares runs at different rates, and the one a budget is set in.
+		 * @param requests all requests of the run, failed ones included
+		 * @return one line per series present, in microseconds of CPU per request
+		 */
+		public String perRequest(long requests) {
+			StringBuilder text = new StringBuilder(String.format(Locale.ROOT,
+					"CPU per request of %s: %d requests, microseconds of CPU each%n", this.name, requests));
+			for (SeriesStats one : this.stats) {
+				if (one.present() && requests > 0) {
+					double micros = one.average() / 100 * one.samples() * 1_000_000 / requests;
+					text.append(String.format(Locale.ROOT, "%-9s  %8.1f us%n", one.series().label(), micros));
+				}
+			}
+			return text.toString();
 		}
 
 		/**

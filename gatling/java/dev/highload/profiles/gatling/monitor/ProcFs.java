@@ -168,6 +168,7 @@ final class ProcFs {
 	static MachineTimes parseMachineTimes(String text) {
 		long total = 0;
 		long idle = 0;
+		long steal = 0;
 		int cores = 0;
 		for (String line : text.split("\n")) {
 			if (line.startsWith("cpu ")) {
@@ -178,12 +179,13 @@ final class ProcFs {
 					total += Long.parseLong(fields[i]);
 				}
 				idle = Long.parseLong(fields[3]) + ((fields.length > 4) ? Long.parseLong(fields[4]) : 0);
+				steal = (fields.length > 7) ? Long.parseLong(fields[7]) : 0;
 			}
 			else if (line.startsWith("cpu") && line.length() > 3 && Character.isDigit(line.charAt(3))) {
 				cores++;
 			}
 		}
-		return new MachineTimes(total, total - idle, Math.max(cores, 1));
+		return new MachineTimes(total, total - idle - steal, steal, Math.max(cores, 1));
 	}
 
 	private static MachineTimes machineTimes() throws IOException {
@@ -329,10 +331,13 @@ final class ProcFs {
 	 * The aggregate line of {@code /proc/stat}.
 	 *
 	 * @param total all CPU time of all cores, in clock ticks
-	 * @param busy the part that was neither idle nor waiting for I/O
+	 * @param busy the part this machine's own work used: neither idle, nor waiting for
+	 * I/O, nor stolen
+	 * @param steal the part the hypervisor gave to other machines while this one had work
+	 * to run: CPU the machine wanted and did not get, which no process of it used
 	 * @param cores the number of online cores
 	 */
-	record MachineTimes(long total, long busy, int cores) {
+	record MachineTimes(long total, long busy, long steal, int cores) {
 
 	}
 

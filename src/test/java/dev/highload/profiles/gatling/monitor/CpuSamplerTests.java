@@ -71,13 +71,14 @@ class CpuSamplerTests {
 				.containsExactly("self_test-cpu.csv", "self_test-cpu.png", "self_test-cpu.html");
 			List<String> csv = Files.readAllLines(result.files().get(0));
 			assertThat(csv).hasSize(result.samples().size() + 1);
-			assertThat(csv.get(0)).isEqualTo("second,machine,service,primary,replica1,replica2,gatling");
+			assertThat(csv.get(0)).isEqualTo("second,machine,steal,service,primary,replica1,replica2,gatling");
 			String[] row = csv.get(1).split(",", -1);
-			assertThat(row).hasSize(7);
+			assertThat(row).hasSize(8);
 			assertThat(row[0]).isEqualTo(Long.toString(result.samples().get(0).second()));
 			assertThat(row[1]).matches("\\d+\\.\\d");
-			assertThat(row[4]).isEmpty();
+			assertThat(row[2]).matches("\\d+\\.\\d");
 			assertThat(row[5]).isEmpty();
+			assertThat(row[6]).isEmpty();
 			BufferedImage png = ImageIO.read(result.files().get(1).toFile());
 			assertThat(png.getWidth()).isEqualTo(1200);
 			assertThat(png.getHeight()).isEqualTo(500);
@@ -159,17 +160,36 @@ class CpuSamplerTests {
 	}
 
 	@Test
+	void cpuPerRequestIsTheCpuTimeOfTheRunDividedByItsRequests() {
+		List<CpuSampler.SeriesStats> stats = List.of(new CpuSampler.SeriesStats(Series.MACHINE, "m", 100, 150.0, 190.0),
+				new CpuSampler.SeriesStats(Series.STEAL, "s", 100, 10.0, 20.0),
+				new CpuSampler.SeriesStats(Series.SERVICE, "svc", 100, 50.0, 80.0),
+				new CpuSampler.SeriesStats(Series.PRIMARY, "p", 0, Double.NaN, Double.NaN),
+				new CpuSampler.SeriesStats(Series.REPLICA1, "r1", 0, Double.NaN, Double.NaN),
+				new CpuSampler.SeriesStats(Series.REPLICA2, "r2", 0, Double.NaN, Double.NaN),
+				new CpuSampler.SeriesStats(Series.GATLING, "g", 50, 40.0, 60.0));
+		Result result = new Result("run", 2, List.of(), stats, List.of());
+		// 100 s at 50 % of a core is 50 CPU-seconds; over 1,000,000 requests, 50 us each.
+		assertThat(result.perRequest(1_000_000)).contains("machine       150.0 us")
+			.contains("steal          10.0 us")
+			.contains("service        50.0 us")
+			.contains("gatling        20.0 us")
+			.doesNotContain("primary");
+	}
+
+	@Test
 	void parsesACommandNameWithSpacesAndParentheses() {
 		String stat = "4242 (my (odd) name) S 17 4242 4242 0 -1 4194560 100 0 0 0 250 37 0 0 20 0 3 0 98765 1000 10";
 		assertThat(ProcFs.parseStat(4242, stat)).isEqualTo(new ProcFs.ProcStat(4242, 17, 287, 98765));
 	}
 
 	@Test
-	void parsesMachineTimesWithoutCountingGuestTwice() {
-		String stat = "cpu  100 10 50 800 40 5 5 0 30 0\ncpu0 50 5 25 400 20 2 3 0 15 0\ncpu1 50 5 25 400 20 3 2 0 15 0\n";
+	void parsesMachineTimesWithoutCountingGuestTwiceOrStealAsBusy() {
+		String stat = "cpu  100 10 50 800 40 5 5 20 30 0\ncpu0 50 5 25 400 20 2 3 10 15 0\ncpu1 50 5 25 400 20 3 2 10 15 0\n";
 		ProcFs.MachineTimes times = ProcFs.parseMachineTimes(stat);
-		assertThat(times.total()).isEqualTo(1010);
+		assertThat(times.total()).isEqualTo(1030);
 		assertThat(times.busy()).isEqualTo(170);
+		assertThat(times.steal()).isEqualTo(20);
 		assertThat(times.cores()).isEqualTo(2);
 	}
 
