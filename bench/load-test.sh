@@ -6,7 +6,7 @@
 #   2. measures the machine: pgbench's built-in point select (-S, prepared, 8 clients
 #      split over the two replicas, TPS summed) on a 100,000-row table of its own, so a
 #      slower machine can be told from a slower service;
-#   3. warms the service up with wrk until its throughput stops rising (see warm_up);
+#   3. warms the service up with wrk until its throughput levels off (see warm_up);
 #   4. runs the Gatling simulation and stops the service.
 #
 # Each run's summary, latency CSV, CPU CSV and chart go to
@@ -98,17 +98,23 @@ calibrate() {
 # needed about 3 minutes of load before C2 had replaced the profiled C1 code, and the
 # service's throughput rose from 1,800 to 6,700 req/s in that time (docs/load-testing.md).
 warm_up() {
+  # Stops on a plateau: after at least 60 s, once a 20 s round is within 5 % of the one before.
+  # A drop is not a plateau (a fresh JVM dips while C2 recompiles and GC sizes its heap), so it
+  # keeps going then, up to WARMUP_MAX seconds [300].
   local record=$1 previous=0 rps elapsed=0
   : > "$record"
   while ((elapsed < ${WARMUP_MAX:-300})); do
     rps=$(wrk -t2 -c16 -d20s -s bench/get-user.lua http://127.0.0.1:8080 | awk '/^Requests\/sec/ {printf "%.0f", $2}')
+    rps=${rps:-0}
     elapsed=$((elapsed + 20))
-    echo "warm-up ${elapsed}s: ${rps:-0} req/s" | tee -a "$record"
-    if ((elapsed >= 60 && ${rps:-0} * 100 < previous * 105)); then
-      break
+    echo "warm-up ${elapsed}s: $rps req/s" | tee -a "$record"
+    if ((elapsed >= 60 && previous > 0 && rps * 100 >= previous * 95 && rps * 100 <= previous * 105)); then
+      echo "warm-up: plateau after ${elapsed}s" | tee -a "$record"
+      return
     fi
-    previous=${rps:-0}
+    previous=$rps
   done
+  echo "warm-up: no plateau within ${elapsed}s, measuring anyway" | tee -a "$record"
 }
 
 failed=0
