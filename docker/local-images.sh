@@ -8,6 +8,11 @@
 #   local/jre:21        Debian's openjdk-21-jre-headless (stands in for eclipse-temurin JRE)
 #   local/socat:1       Debian's socat (stands in for alpine/socat, Testcontainers' ambassador)
 #   local/prometheus:3  Debian's prometheus (stands in for prom/prometheus, monitoring profile)
+#   local/etcd:3.5      Debian's etcd-server and etcd-client (stands in for etcd's image; HA deployment)
+#   local/haproxy:3     Debian's haproxy (stands in for haproxy:3.2; HA deployment)
+#
+# The HA deployment's Patroni nodes are built by compose itself (docker/patroni/Dockerfile) on
+# local/postgres:18 (PATRONI_BASE_IMAGE in docker/local-images.env).
 #
 # and makes sure there is a Docker engine and Compose v2 to use them:
 # - if no engine answers, it installs Debian's docker.io and iptables when missing and starts
@@ -146,6 +151,8 @@ step "local/jdk:21" image local/jdk:21 docker/jdk
 step "local/jre:21" image local/jre:21 docker/jre
 step "local/socat:1" image local/socat:1 docker/socat
 step "local/prometheus:3" image local/prometheus:3 docker/prometheus
+step "local/etcd:3.5" image local/etcd:3.5 docker/etcd
+step "local/haproxy:3" image local/haproxy:3 docker/haproxy
 step "Compose v2" compose_v2
 echo "== done in $((SECONDS - STARTED)) s; the images:"
 docker image ls --format '{{.Repository}}:{{.Tag}}  {{.Size}}' | grep '^local/' | sed 's/^/   /'

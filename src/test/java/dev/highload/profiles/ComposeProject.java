@@ -1,0 +1,166 @@
+package dev.highload.profiles;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * A compose project driven through the {@code docker compose} CLI, for the tests that
+ * kill, stop and re-create its containers: a project name and compose files of its own,
+ * the environment of the test (its ports, subnets and limits) on top of the images of the
+ * machine (docker/local-images.env, where exported).
+ *
+ * @param name the project's name ({@code -p})
+ * @param files the compose files ({@code -f}); one that does not exist when a command
+ * runs is left out, so an override written mid-test takes effect from then on
+ * @param environment variables for every command, over the test JVM's own
+ */
+record ComposeProject(String name, List<Path> files, Map<String, String> environment) {
+
+	/** Whether this machine has Compose v2; the tests skip where it has not. */
+	static boolean available() throws IOException, InterruptedException {
+		return run(Duration.ofSeconds(30), List.of("docker", "compose", "version"), Map.of()).exitCode() == 0;
+	}
+
+	Result compose(Duration timeout, String... arguments) throws IOException, InterruptedException {
+		List<String> command = new ArrayList<>(List.of("docker", "compose", "-p", this.name));
+		for (Path file : this.files) {
+			if (Files.exists(file)) {
+				command.addAll(List.of("-f", file.toString()));
+			}
+		}
+		command.addAll(List.of(arguments));
+		return run(timeout, command);
+	}
+
+	/**
+	 * Starts the project from nothing, building its images and waiting for every
+	 * healthcheck: first removes whatever an interrupted run left behind, and removes
+	 * what it started if that fails. Skips the test where this machine has no Compose v2.
+	 * @param work the test's own directory, created
+	 */
+	void upAnew(Duration timeout, Path work) throws IOException, InterruptedException {
+		assumeTrue(available(), "docker compose (Compose v2) is not installed; docker/local-images.sh installs it");
+		Files.createDirectories(work);
+		compose(Duration.ofMinutes(5), "down", "-v", "--remove-orphans");
+		Result up = compose(timeout, "up", "--build", "-d", "--wait");
+		if (up.exitCode() != 0) {
+			compose(Duration.ofMinutes(5), "down", "-v", "--remove-orphans");
+		}
+		assertThat(up.exitCode()).as("docker compose up:\n" + up.output()).isZero();
+	}
+
+	/** Any other command, in the same environment. */
+	Result run(Duration timeout, List<String> command) throws IOException, InterruptedException {
+		return run(timeout, command, this.environment);
+	}
+
+	/** The host address of a service's published port, on the loopback interface. */
+	URI address(String service, int port) throws IOException, InterruptedException {
+		Result result = compose(Duration.ofSeconds(30), "port", service, Integer.toString(port));
+		assertThat(result.exitCode()).as(result.output()).isZero();
+		return URI.create("http://" + result.stdout().strip().replace("0.0.0.0", "127.0.0.1"));
+	}
+
+	/**
+	 * One query through psql in a node's container, as the superuser over its trusted
+	 * Unix socket.
+	 * @throws IllegalStateException if psql fails (the node is down, the query fails)
+	 */
+	String psql(String node, String database, String sql) throws IOException, InterruptedException {
+		Result result = compose(Duration.ofSeconds(60), "exec", "-T", node, "psql", "-U", "postgres", "-d", database,
+				"-XAtq", "-v", "ON_ERROR_STOP=1", "-c", sql);
+		if (result.exitCode() != 0) {
+			throw new IllegalStateException(node + ": " + result.output());
+		}
+		return result.stdout().strip();
+	}
+
+	/**
+	 * The marker rows of the lost-write check on the one node out of recovery; a node
+	 * that does not answer is skipped.
+	 * @throws IllegalStateException if two nodes are writable, or none answers as one
+	 */
+	LostWriteCheck.Rows primaryRows(List<String> nodes, String markerPrefix) throws IOException, InterruptedException {
+		LostWriteCheck.Rows rows = null;
+		for (String node : nodes) {
+			String recovery;
+			try {
+				recovery = psql(node, "postgres", "SELECT pg_is_in_recovery()");
+			}
+			catch (IllegalStateException ex) {
+				continue;
+			}
+			if (!"f".equals(recovery)) {
+				continue;
+			}
+			if (rows != null) {
+				throw new IllegalStateException("Two primaries: " + rows.primary() + " and " + node);
+			}
+			Map<String, Integer> markers = new HashMap<>();
+			String found = psql(node, "profiles",
+					"SELECT biography FROM users WHERE biography LIKE '" + markerPrefix + "%'");
+			for (String marker : found.lines().filter((line) -> !line.isEmpty()).toList()) {
+				markers.merge(marker, 1, Integer::sum);
+			}
+			rows = new LostWriteCheck.Rows(node, markers,
+					Long.parseLong(psql(node, "profiles", "SELECT count(*) FROM users")));
+		}
+		if (rows == null) {
+			throw new IllegalStateException("No primary answers after the failover");
+		}
+		return rows;
+	}
+
+	private static Result run(Duration timeout, List<String> command, Map<String, String> environment)
+			throws IOException, InterruptedException {
+		ProcessBuilder builder = new ProcessBuilder(command);
+		builder.environment().putAll(environment);
+		Path out = Files.createTempFile("compose-", ".out");
+		Path err = Files.createTempFile("compose-", ".err");
+		try {
+			Process process = builder.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+			boolean ended = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+			if (!ended) {
+				process.destroyForcibly().waitFor();
+			}
+			Result result = new Result(ended ? process.exitValue() : -1, Files.readString(out, StandardCharsets.UTF_8),
+					Files.readString(err, StandardCharsets.UTF_8));
+			if (!ended) {
+				throw new IllegalStateException("Timed out after " + timeout + ": " + command + "\n" + result.output());
+			}
+			return result;
+		}
+		finally {
+			Files.deleteIfExists(out);
+			Files.deleteIfExists(err);
+		}
+	}
+
+	/**
+	 * How a command ended.
+	 *
+	 * @param exitCode its exit status
+	 * @param stdout what it printed
+	 * @param stderr what it logged
+	 */
+	record Result(int exitCode, String stdout, String stderr) {
+
+		String output() {
+			return this.stdout + this.stderr;
+		}
+
+	}
+
+}

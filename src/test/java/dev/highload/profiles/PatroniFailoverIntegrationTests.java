@@ -1,0 +1,276 @@
+package dev.highload.profiles;
+
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
+import org.testcontainers.junit.jupiter.Testcontainers;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The high-availability deployment (docker-compose.ha.yml) fails over by itself: the
+ * lost-write set check ({@link LostWriteCheck}) sends registrations through the load
+ * balancer and both service instances while the Patroni leader's container is killed
+ * (SIGKILL) right after a replication stall. Nothing here promotes anything: the test
+ * only waits until Patroni has, and then compares every marker with the rows on the new
+ * leader. Then the old leader's container starts again, as a restarted machine would, and
+ * must rejoin as a quorum standby by itself (pg_rewind). The negative control turns
+ * Patroni's synchronous mode off and must lose writes, so that the check is shown to be
+ * live.
+ * <p>
+ * A compose project of its own (ports chosen by Docker, subnets {@code -Dit.ha.db-subnet}
+ * and {@code -Dit.ha.app-subnet}, default 172.29.200.0/24 and 172.29.201.0/24). Skipped
+ * where no Docker engine runs or it has no Compose v2. CI runs it small;
+ * {@code -Dlost-write.acknowledged} and {@code -Dlost-write.writers} set the size, as for
+ * {@link ComposeFailoverIntegrationTests}. Reports go to target/patroni-failover/.
+ */
+@Testcontainers(disabledWithoutDocker = true)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Timeout(value = 40, unit = TimeUnit.MINUTES)
+class PatroniFailoverIntegrationTests {
+
+	private static final int ACKNOWLEDGED = Integer.getInteger("lost-write.acknowledged", 300);
+
+	private static final int WRITERS = Integer.getInteger("lost-write.writers", 16);
+
+	private static final Duration STALL = Duration.ofMillis(Long.getLong("lost-write.stall-ms", 2000));
+
+	private static final List<String> NODES = List.of("pg1", "pg2", "pg3");
+
+	private static final Path WORK = Path.of("target/patroni-failover").toAbsolutePath();
+
+	private static final JsonMapper json = JsonMapper.builder().build();
+
+	private static final ComposeProject HA = new ComposeProject("profiles-ha-it",
+			List.of(Path.of("docker-compose.ha.yml")),
+			Map.of("APP_PORT", "0", "HA_DB_SUBNET", System.getProperty("it.ha.db-subnet", "172.29.200.0/24"),
+					"HA_APP_SUBNET", System.getProperty("it.ha.app-subnet", "172.29.201.0/24"),
+					// Every writer reaches the service through Docker's proxy, from one
+					// address.
+					"REGISTRATIONS_PER_ADDRESS", "0"));
+
+	private static boolean started;
+
+	@BeforeAll
+	static void up() throws Exception {
+		HA.upAnew(Duration.ofMinutes(20), WORK);
+		started = true;
+		awaitMembers(NODES, Duration.ofMinutes(3));
+	}
+
+	@AfterAll
+	static void down() throws Exception {
+		if (started) {
+			// The service's and Patroni's images are this project's own: removed with it.
+			HA.compose(Duration.ofMinutes(5), "down", "-v", "--remove-orphans", "--rmi", "local");
+		}
+	}
+
+	@Test
+	@Order(1)
+	void killedLeaderIsReplacedByPatroniWithoutLosingAcknowledgedWrites() throws Exception {
+		String oldLeader = leader(NODES);
+		PatroniTarget target = new PatroniTarget(HA.address("lb", 8080).resolve("/user/register"), oldLeader);
+
+		LostWriteCheck.Report report = LostWriteCheck.run(settings(true), target);
+
+		assertThat(report.acknowledged()).isGreaterThanOrEqualTo(ACKNOWLEDGED);
+		assertThat(report.acknowledgedAfterFailover()).isPositive();
+		assertThat(report.lost()).as("acknowledged but missing").isZero();
+		assertThat(report.unexpected()).as("present but never sent").isZero();
+		assertThat(report.newPrimary()).isNotEqualTo(oldLeader);
+
+		// The old leader's machine comes back; Patroni rewinds it and it follows the new
+		// one.
+		long restarted = System.nanoTime();
+		ComposeProject.Result start = HA.compose(Duration.ofMinutes(2), "start", oldLeader);
+		assertThat(start.exitCode()).as(start.output()).isZero();
+		List<Member> members = awaitMembers(NODES, Duration.ofMinutes(3));
+		String rejoined = oldLeader + " rejoined as "
+				+ members.stream().filter((m) -> m.name().equals(oldLeader)).findFirst().orElseThrow().role() + " "
+				+ (System.nanoTime() - restarted) / 1_000_000 + " ms after its container started again";
+		System.out.println(rejoined);
+		Files.writeString(WORK.resolve("sync-rejoin.txt"), rejoined + "\n" + describe(members));
+		assertThat(leader(NODES)).isEqualTo(report.newPrimary());
+	}
+
+	@Test
+	@Order(2)
+	void asynchronousReplicationLosesWritesSoTheCheckIsLive() throws Exception {
+		patronictl(NODES.get(0), "edit-config", "--force", "--set", "synchronous_mode=off",
+				// An asynchronous standby behind by more than this is never promoted.
+				"--set", "maximum_lag_on_failover=1073741824");
+		String leader = leader(NODES);
+		awaitSetting(leader, "synchronous_standby_names", "", Duration.ofMinutes(1));
+		// The check counts every row without its own marker as unexpected: start empty.
+		HA.psql(leader, "profiles", "TRUNCATE users CASCADE");
+		PatroniTarget target = new PatroniTarget(HA.address("lb", 8080).resolve("/user/register"), leader);
+
+		LostWriteCheck.Report report = LostWriteCheck.run(settings(false), target);
+
+		assertThat(report.acknowledged()).isGreaterThanOrEqualTo(ACKNOWLEDGED);
+		assertThat(report.newPrimary()).isNotEqualTo(leader);
+		assertThat(report.unexpected()).as("present but never sent").isZero();
+		assertThat(report.lost()).as("acknowledged but missing: the control must lose writes").isPositive();
+	}
+
+	private static LostWriteCheck.Settings settings(boolean synchronous) {
+		return new LostWriteCheck.Settings(synchronous, WRITERS, ACKNOWLEDGED / 2, ACKNOWLEDGED, STALL,
+				Duration.ofSeconds(300 + ACKNOWLEDGED / 10), WORK);
+	}
+
+	/** The deployment, killed through the compose CLI and failed over by Patroni. */
+	private record PatroniTarget(URI register, String leader) implements LostWriteCheck.Target {
+
+		@Override
+		public void stallReplication() throws Exception {
+			String pids = HA.psql(this.leader, "postgres",
+					"SELECT string_agg(pid::text, ' ') FROM pg_stat_replication");
+			assertThat(pids).as("walsenders on " + this.leader).isNotBlank();
+			ComposeProject.Result stop = HA.compose(Duration.ofSeconds(30), "exec", "-T", this.leader, "bash", "-c",
+					"kill -STOP " + pids);
+			assertThat(stop.exitCode()).as(stop.output()).isZero();
+		}
+
+		@Override
+		public void crashPrimary() throws Exception {
+			ComposeProject.Result kill = HA.compose(Duration.ofSeconds(60), "kill", "-s", "SIGKILL", this.leader);
+			assertThat(kill.exitCode()).as(kill.output()).isZero();
+		}
+
+		@Override
+		public String failover() throws Exception {
+			List<String> survivors = NODES.stream().filter((n) -> !n.equals(this.leader)).toList();
+			long started = System.nanoTime();
+			long deadline = started + Duration.ofMinutes(2).toNanos();
+			while (System.nanoTime() < deadline) {
+				List<Member> members = members(survivors);
+				if (members.stream().anyMatch((m) -> m.leader() && !m.name().equals(this.leader))) {
+					return "Patroni elected a new leader " + (System.nanoTime() - started) / 1_000_000
+							+ " ms after the kill returned; nothing was run to promote it\n" + describe(members);
+				}
+				Thread.sleep(200);
+			}
+			throw new IllegalStateException("No new leader within 2 minutes:\n" + describe(members(survivors)));
+		}
+
+		@Override
+		public LostWriteCheck.Rows rows(String markerPrefix) throws Exception {
+			return HA.primaryRows(NODES, markerPrefix);
+		}
+
+	}
+
+	/**
+	 * One member as {@code patronictl list} shows it.
+	 *
+	 * @param name the node
+	 * @param role Leader, Quorum Standby, Replica, ...
+	 * @param state running, streaming, stopped, ...
+	 */
+	record Member(String name, String role, String state) {
+
+		boolean leader() {
+			return "Leader".equals(this.role) && "running".equals(this.state);
+		}
+
+		boolean quorumStandby() {
+			return "Quorum Standby".equals(this.role) && "streaming".equals(this.state);
+		}
+
+	}
+
+	/** The members, as the first of the nodes that answers sees them in etcd. */
+	private static List<Member> members(List<String> askable) throws Exception {
+		for (String node : askable) {
+			ComposeProject.Result list = patronictlResult(node, "list", "--format", "json");
+			if (list.exitCode() != 0) {
+				continue;
+			}
+			List<Member> members = new ArrayList<>();
+			for (JsonNode member : json.readTree(list.stdout())) {
+				members.add(new Member(member.path("Member").asString(), member.path("Role").asString(),
+						member.path("State").asString()));
+			}
+			return members;
+		}
+		return List.of();
+	}
+
+	/**
+	 * Waits for one running leader and every other node streaming as a quorum standby.
+	 */
+	private static List<Member> awaitMembers(List<String> nodes, Duration timeout) throws Exception {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		List<Member> members = List.of();
+		while (System.nanoTime() < deadline) {
+			members = members(nodes);
+			long leaders = members.stream().filter(Member::leader).count();
+			long standbys = members.stream().filter(Member::quorumStandby).count();
+			if (leaders == 1 && standbys == nodes.size() - 1) {
+				return members;
+			}
+			Thread.sleep(500);
+		}
+		throw new IllegalStateException("Not one leader and " + (nodes.size() - 1) + " quorum standbys within "
+				+ timeout + ":\n" + describe(members));
+	}
+
+	private static String leader(List<String> nodes) throws Exception {
+		return members(nodes).stream()
+			.filter(Member::leader)
+			.map(Member::name)
+			.findFirst()
+			.orElseThrow(() -> new IllegalStateException("No leader"));
+	}
+
+	private static void awaitSetting(String node, String setting, String expected, Duration timeout) throws Exception {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		String value = null;
+		while (System.nanoTime() < deadline) {
+			value = HA.psql(node, "postgres", "SHOW " + setting);
+			if (expected.equals(value)) {
+				return;
+			}
+			Thread.sleep(500);
+		}
+		throw new IllegalStateException(setting + " on " + node + " is '" + value + "', not '" + expected + "'");
+	}
+
+	private static void patronictl(String node, String... arguments) throws Exception {
+		ComposeProject.Result result = patronictlResult(node, arguments);
+		assertThat(result.exitCode()).as("patronictl " + String.join(" ", arguments) + ":\n" + result.output())
+			.isZero();
+	}
+
+	private static ComposeProject.Result patronictlResult(String node, String... arguments) throws Exception {
+		List<String> command = new ArrayList<>(
+				List.of("exec", "-T", node, "patronictl", "-c", "/etc/patroni/patroni.yml"));
+		command.addAll(List.of(arguments));
+		return HA.compose(Duration.ofSeconds(30), command.toArray(String[]::new));
+	}
+
+	private static String describe(List<Member> members) {
+		StringBuilder text = new StringBuilder();
+		for (Member member : members) {
+			text.append(String.format("  %-4s %-15s %s%n", member.name(), member.role(), member.state()));
+		}
+		return text.toString();
+	}
+
+}
