@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Timeout;
 import org.testcontainers.junit.jupiter.Testcontainers;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The high-availability deployment (docker-compose.ha.yml) fails over by itself: the
@@ -111,6 +113,53 @@ class PatroniFailoverIntegrationTests {
 
 	@Test
 	@Order(2)
+	void partitionedLeaderAcknowledgesNothingOnceAnotherTookOverAndRejoins() throws Exception {
+		assumeTrue(Boolean.getBoolean("it.ha.partition"),
+				"the partition test runs on request: -Dit.ha.partition=true (bench/lost-write.sh --patroni)");
+		String oldLeader = leader(NODES);
+		// The check counts every row without its own marker as unexpected: start empty.
+		HA.psql(oldLeader, "profiles", "TRUNCATE users CASCADE");
+		PartitionTarget target = new PartitionTarget(HA.address("lb", 8080).resolve("/user/register"), oldLeader,
+				new AtomicLong());
+		WritableWatch watch = new WritableWatch(oldLeader, target.partitioned());
+		Thread watcher = new Thread(watch, "writable-watch");
+		watcher.setDaemon(true);
+		watcher.start();
+		LostWriteCheck.Report report;
+		try {
+			report = LostWriteCheck.run(new LostWriteCheck.Settings(true, WRITERS, ACKNOWLEDGED / 2, ACKNOWLEDGED,
+					Duration.ZERO, Duration.ofSeconds(300 + ACKNOWLEDGED / 10), WORK.resolve("partition")), target);
+		}
+		finally {
+			watch.stop();
+			watcher.join(30_000);
+		}
+		String timeline = watch.describe();
+		System.out.print(timeline);
+
+		assertThat(report.acknowledged()).isGreaterThanOrEqualTo(ACKNOWLEDGED);
+		assertThat(report.acknowledgedAfterFailover()).isPositive();
+		assertThat(report.lost()).as("acknowledged but missing").isZero();
+		assertThat(report.unexpected()).as("present but never sent").isZero();
+		assertThat(report.newPrimary()).isNotEqualTo(oldLeader);
+		assertThat(watch.roundsWithTwoWritable()).as("rounds in which two nodes were out of recovery:\n" + timeline)
+			.isZero();
+
+		// The partition heals: the old leader must follow the new one by itself.
+		long healed = System.nanoTime();
+		target.reconnect();
+		List<Member> members = awaitMembers(NODES, Duration.ofMinutes(3));
+		String rejoined = oldLeader + " rejoined as "
+				+ members.stream().filter((m) -> m.name().equals(oldLeader)).findFirst().orElseThrow().role() + " "
+				+ (System.nanoTime() - healed) / 1_000_000 + " ms after the partition healed";
+		System.out.println(rejoined);
+		Files.writeString(WORK.resolve("partition").resolve("timeline.txt"),
+				timeline + rejoined + "\n" + describe(members));
+		assertThat(leader(NODES)).isEqualTo(report.newPrimary());
+	}
+
+	@Test
+	@Order(3)
 	void asynchronousReplicationLosesWritesSoTheCheckIsLive() throws Exception {
 		patronictl(NODES.get(0), "edit-config", "--force", "--set", "synchronous_mode=off",
 				// An asynchronous standby behind by more than this is never promoted.
@@ -155,23 +204,138 @@ class PatroniFailoverIntegrationTests {
 
 		@Override
 		public String failover() throws Exception {
-			List<String> survivors = NODES.stream().filter((n) -> !n.equals(this.leader)).toList();
-			long started = System.nanoTime();
-			long deadline = started + Duration.ofMinutes(2).toNanos();
-			while (System.nanoTime() < deadline) {
-				List<Member> members = members(survivors);
-				if (members.stream().anyMatch((m) -> m.leader() && !m.name().equals(this.leader))) {
-					return "Patroni elected a new leader " + (System.nanoTime() - started) / 1_000_000
-							+ " ms after the kill returned; nothing was run to promote it\n" + describe(members);
-				}
-				Thread.sleep(200);
-			}
-			throw new IllegalStateException("No new leader within 2 minutes:\n" + describe(members(survivors)));
+			return awaitNewLeader(this.leader);
 		}
 
 		@Override
 		public LostWriteCheck.Rows rows(String markerPrefix) throws Exception {
 			return HA.primaryRows(NODES, markerPrefix);
+		}
+
+	}
+
+	/**
+	 * The leader cut off from etcd and its peers: its container leaves the {@code db}
+	 * network, and stays on {@code app}, where the service still reaches it. Nothing is
+	 * killed, and nothing is stalled by the test: the leader's own commits wait for a
+	 * standby it can no longer reach.
+	 */
+	private record PartitionTarget(URI register, String leader,
+			AtomicLong partitioned) implements LostWriteCheck.Target {
+
+		@Override
+		public void stallReplication() {
+			throw new UnsupportedOperationException("the partition test runs without a stall");
+		}
+
+		@Override
+		public void crashPrimary() throws Exception {
+			this.partitioned.set(System.nanoTime());
+			network("disconnect", List.of());
+		}
+
+		void reconnect() throws Exception {
+			// With its service name as alias again, or the others could not resolve it.
+			network("connect", List.of("--alias", this.leader));
+		}
+
+		private void network(String verb, List<String> options) throws Exception {
+			ComposeProject.Result id = HA.compose(Duration.ofSeconds(30), "ps", "-q", this.leader);
+			assertThat(id.exitCode()).as(id.output()).isZero();
+			List<String> command = new ArrayList<>(List.of("docker", "network", verb));
+			command.addAll(options);
+			command.addAll(List.of(HA.name() + "_db", id.stdout().strip()));
+			ComposeProject.Result result = HA.run(Duration.ofSeconds(60), command);
+			assertThat(result.exitCode()).as(String.join(" ", command) + ":\n" + result.output()).isZero();
+		}
+
+		@Override
+		public String failover() throws Exception {
+			return awaitNewLeader(this.leader);
+		}
+
+		@Override
+		public LostWriteCheck.Rows rows(String markerPrefix) throws Exception {
+			return HA.primaryRows(NODES, markerPrefix);
+		}
+
+	}
+
+	/**
+	 * Asks every node, round after round until stopped, whether it is out of recovery
+	 * (writable), through {@code docker compose exec}, which needs no network: a
+	 * partitioned node answers too.
+	 */
+	private static final class WritableWatch implements Runnable {
+
+		private final String oldLeader;
+
+		private final AtomicLong partitioned;
+
+		private final List<String> rounds = new ArrayList<>();
+
+		private volatile boolean stopped;
+
+		private int twoWritable;
+
+		private long oldLeaderReadOnlyMillis = -1;
+
+		private long newLeaderWritableMillis = -1;
+
+		WritableWatch(String oldLeader, AtomicLong partitioned) {
+			this.oldLeader = oldLeader;
+			this.partitioned = partitioned;
+		}
+
+		@Override
+		public void run() {
+			while (!this.stopped) {
+				List<String> writable = new ArrayList<>();
+				for (String node : NODES) {
+					try {
+						if ("f".equals(HA.psql(node, "postgres", "SELECT pg_is_in_recovery()"))) {
+							writable.add(node);
+						}
+					}
+					catch (Exception ex) {
+						// Restarting (a demotion) or down: not writable.
+					}
+				}
+				record(writable);
+			}
+		}
+
+		private synchronized void record(List<String> writable) {
+			long since = this.partitioned.get();
+			if (since == 0) {
+				return;
+			}
+			long millis = (System.nanoTime() - since) / 1_000_000;
+			this.rounds.add(String.format("  %6d ms  writable: %s%n", millis, writable));
+			if (writable.size() > 1) {
+				this.twoWritable++;
+			}
+			if (this.oldLeaderReadOnlyMillis < 0 && !writable.contains(this.oldLeader)) {
+				this.oldLeaderReadOnlyMillis = millis;
+			}
+			if (this.newLeaderWritableMillis < 0 && writable.stream().anyMatch((n) -> !n.equals(this.oldLeader))) {
+				this.newLeaderWritableMillis = millis;
+			}
+		}
+
+		void stop() {
+			this.stopped = true;
+		}
+
+		synchronized int roundsWithTwoWritable() {
+			return this.twoWritable;
+		}
+
+		synchronized String describe() {
+			return "partition of " + this.oldLeader + ": it stopped being writable " + this.oldLeaderReadOnlyMillis
+					+ " ms after it was cut off, another node became writable after " + this.newLeaderWritableMillis
+					+ " ms; rounds with two writable nodes: " + this.twoWritable + " of " + this.rounds.size() + "\n"
+					+ String.join("", this.rounds);
 		}
 
 	}
@@ -193,6 +357,22 @@ class PatroniFailoverIntegrationTests {
 			return "Quorum Standby".equals(this.role) && "streaming".equals(this.state);
 		}
 
+	}
+
+	/** Waits until Patroni has made another node than {@code old} the leader. */
+	private static String awaitNewLeader(String old) throws Exception {
+		List<String> others = NODES.stream().filter((n) -> !n.equals(old)).toList();
+		long started = System.nanoTime();
+		long deadline = started + Duration.ofMinutes(2).toNanos();
+		while (System.nanoTime() < deadline) {
+			List<Member> members = members(others);
+			if (members.stream().anyMatch((m) -> m.leader() && !m.name().equals(old))) {
+				return "Patroni elected a new leader " + (System.nanoTime() - started) / 1_000_000
+						+ " ms after the fault; nothing was run to promote it\n" + describe(members);
+			}
+			Thread.sleep(200);
+		}
+		throw new IllegalStateException("No new leader within 2 minutes:\n" + describe(members(others)));
 	}
 
 	/** The members, as the first of the nodes that answers sees them in etcd. */
