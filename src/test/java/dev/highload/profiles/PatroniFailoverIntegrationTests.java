@@ -183,8 +183,29 @@ class PatroniFailoverIntegrationTests {
 				Duration.ofSeconds(300 + ACKNOWLEDGED / 10), WORK);
 	}
 
+	/**
+	 * A fault of the leader, after which Patroni alone elects another: the check waits
+	 * for that and reads the rows on whichever node is then writable.
+	 */
+	private interface LeaderFault extends LostWriteCheck.Target {
+
+		/** The leader the fault hits. */
+		String leader();
+
+		@Override
+		default String failover() throws Exception {
+			return awaitNewLeader(leader());
+		}
+
+		@Override
+		default LostWriteCheck.Rows rows(String markerPrefix) throws Exception {
+			return HA.primaryRows(NODES, markerPrefix);
+		}
+
+	}
+
 	/** The deployment, killed through the compose CLI and failed over by Patroni. */
-	private record PatroniTarget(URI register, String leader) implements LostWriteCheck.Target {
+	private record PatroniTarget(URI register, String leader) implements LeaderFault {
 
 		@Override
 		public void stallReplication() throws Exception {
@@ -202,16 +223,6 @@ class PatroniFailoverIntegrationTests {
 			assertThat(kill.exitCode()).as(kill.output()).isZero();
 		}
 
-		@Override
-		public String failover() throws Exception {
-			return awaitNewLeader(this.leader);
-		}
-
-		@Override
-		public LostWriteCheck.Rows rows(String markerPrefix) throws Exception {
-			return HA.primaryRows(NODES, markerPrefix);
-		}
-
 	}
 
 	/**
@@ -220,8 +231,7 @@ class PatroniFailoverIntegrationTests {
 	 * killed, and nothing is stalled by the test: the leader's own commits wait for a
 	 * standby it can no longer reach.
 	 */
-	private record PartitionTarget(URI register, String leader,
-			AtomicLong partitioned) implements LostWriteCheck.Target {
+	private record PartitionTarget(URI register, String leader, AtomicLong partitioned) implements LeaderFault {
 
 		@Override
 		public void stallReplication() {
@@ -247,16 +257,6 @@ class PatroniFailoverIntegrationTests {
 			command.addAll(List.of(HA.name() + "_db", id.stdout().strip()));
 			ComposeProject.Result result = HA.run(Duration.ofSeconds(60), command);
 			assertThat(result.exitCode()).as(String.join(" ", command) + ":\n" + result.output()).isZero();
-		}
-
-		@Override
-		public String failover() throws Exception {
-			return awaitNewLeader(this.leader);
-		}
-
-		@Override
-		public LostWriteCheck.Rows rows(String markerPrefix) throws Exception {
-			return HA.primaryRows(NODES, markerPrefix);
 		}
 
 	}
