@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""The README as a test: every command it shows a reader, run verbatim, in order, as a
-newcomer would type them, against the service the README's own first command starts.
+"""The README as a test: every command it shows a reader, and every command of the reference pages
+it sends a reader to (PAGES), run verbatim, in order, as a newcomer would type them, against the
+service the README's own first command starts.
 
     python3 bench/readme-test.py            # about a quarter of an hour; CI runs it after ./mvnw verify
     python3 bench/readme-test.py --list     # only shows what it would run, and how
@@ -9,7 +10,7 @@ What it does:
 - copies the working tree (tracked and untracked files, not ignored ones) to
   target/readme/repo, so the run starts from what a fresh clone holds and never touches
   this checkout's .data/ or target/;
-- runs every ```bash block of README.md there, top to bottom, each block in one bash
+- runs every ```bash block of those pages there, page by page and top to bottom, each block in one bash
   shell, so that a variable one line sets is there for the next. `curl` fails on an HTTP
   error status (--fail-with-body), so an example that answers 4xx or 5xx fails the test;
 - treats two lines as what the README says they are: `./mvnw spring-boot:run` is the
@@ -60,6 +61,9 @@ PORTS = [8080, 8081, 8090, 8091, 15432, 15433, 15434]
 API = ("127.0.0.1", 8080)
 READINESS = "http://127.0.0.1:8081/actuator/health/readiness"
 SERVICE_COMMAND = "./mvnw spring-boot:run"
+# The README, then the reference pages it sends a reader to for commands, in the order a newcomer
+# follows them: the load tests need the README's seeding, and the failover comes after them.
+PAGES = ["README.md", "docs/load-testing.md", "docs/operations.md", "docs/deployment.md"]
 FAILOVER = re.compile(r"--app\.failover\b")
 SEEDING = re.compile(r"--app\.seed\.users=")
 JAR_SERVER = re.compile(r"(^|\s)java -jar \S*user-profiles\S*\.jar")
@@ -102,8 +106,8 @@ class Command:
         return "run"
 
 
-def blocks(readme):
-    """The ```bash blocks: (first line number, [physical lines])."""
+def blocks(readme, page="README.md"):
+    """The ```bash blocks of a page: (first line number, [physical lines])."""
     found, current, start = [], None, 0
     for number, line in enumerate(readme.splitlines(), 1):
         if current is None:
@@ -115,7 +119,7 @@ def blocks(readme):
         else:
             current.append(line)
     if current is not None:
-        raise SystemExit(f"README.md: the ```bash block at line {start - 1} is not closed")
+        raise SystemExit(f"{page}: the ```bash block at line {start - 1} is not closed")
     return found
 
 
@@ -373,6 +377,7 @@ class Run:
     def __init__(self):
         self.load = Load()
         self.service = None
+        self.page = PAGES[0]
         self.phases = []  # (name, start, end)
         self.skipped = []
         self.ran = 0
@@ -395,8 +400,8 @@ class Run:
         runnable, servers = [], []
         for command in block:
             if command.skip:
-                self.skipped.append((command.line, command.text.splitlines()[0], command.skip))
-                log(f"skipped README line {command.line}: {command.text.splitlines()[0]}  ({command.skip})")
+                self.skipped.append((f"{self.page}:{command.line}", command.text.splitlines()[0], command.skip))
+                log(f"skipped {self.page} line {command.line}: {command.text.splitlines()[0]}  ({command.skip})")
             elif command.kind() == "service":
                 self.flush(runnable, start)
                 runnable = []
@@ -411,7 +416,7 @@ class Run:
                 runnable.append(command)
         self.flush(runnable, start)
         for process in servers:
-            log(f"stopping the server started at README line {start} (pid {process.pid})")
+            log(f"stopping the server started at {self.page} line {start} (pid {process.pid})")
             interrupt(process)
 
     def server(self, command):
@@ -427,8 +432,8 @@ class Run:
             from urllib.request import urlopen
             with urlopen(probe, timeout=10) as response:
                 if response.status != 200:
-                    raise Failure(f"the server of README line {command.line} answered {response.status}")
-        log(f"the server of README line {command.line} is ready and answers")
+                    raise Failure(f"the server of {self.page} line {command.line} answered {response.status}")
+        log(f"the server of {self.page} line {command.line} is ready and answers")
         self.ran += 1
         return process
 
@@ -474,7 +479,7 @@ class Run:
                     finished = time.time()
                     if FAILOVER.search(texts[number]) and self.load.windows:
                         self.load.windows[-1] = (began[number], finished)
-                    self.phases.append((f"README line {number}: {texts[number].splitlines()[0][:90]}",
+                    self.phases.append((f"{self.page} line {number}: {texts[number].splitlines()[0][:90]}",
                                         began[number], finished))
                     shown = [l for l in output if l.strip()][-12:]
                     for l in shown:
@@ -483,14 +488,14 @@ class Run:
                     self.ran += 1
                     if rc != 0:
                         process.wait()
-                        raise Failure(f"README line {number} failed with exit status {rc}:\n{texts[number]}\n"
+                        raise Failure(f"{self.page} line {number} failed with exit status {rc}:\n{texts[number]}\n"
                                       + "".join(output[-40:]))
                     current = None
                 else:
                     output.append(line)
         process.wait()
         if process.returncode != 0:
-            raise Failure(f"the block at README line {start} ended with exit status {process.returncode}")
+            raise Failure(f"the block at {self.page} line {start} ended with exit status {process.returncode}")
 
     def epilogue(self):
         """What the README promises about the cluster's owner, checked the hard way."""
@@ -604,13 +609,13 @@ def main():
     # ignored across exec, so the services it starts would never see the test's Ctrl-C. With a
     # handler of its own, every child starts with the default disposition.
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    readme = (ROOT / "README.md").read_text()
-    parsed = [(start, commands(start, lines)) for start, lines in blocks(readme)]
+    parsed = [(page, start, commands(start, lines))
+              for page in PAGES for start, lines in blocks((ROOT / page).read_text(), page)]
     if sys.argv[1:] == ["--list"]:
-        for start, block in parsed:
+        for page, start, block in parsed:
             for command in block:
                 how = f"not run in CI: {command.skip}" if command.skip else command.kind()
-                print(f"{command.line:4} {how:10.60} {command.text.splitlines()[0][:110]}")
+                print(f"{page + ':' + str(command.line):26} {how:10.60} {command.text.splitlines()[0][:100]}")
         return 0
     WORK.mkdir(parents=True, exist_ok=True)
     for old in WORK.glob("*.log"):
@@ -621,14 +626,15 @@ def main():
         print(f"readme-test: ports {busy} are in use; the README's commands need them (is a service running?). "
               "Stop it and run again.", file=sys.stderr)
         return 2
-    log(f"README.md: {len(parsed)} bash blocks, {sum(len(c) for _, c in parsed)} commands")
+    log(f"{', '.join(PAGES)}: {len(parsed)} bash blocks, {sum(len(c) for _, _, c in parsed)} commands")
     log(f"copied {copy_tree()} files to {COPY}")
     run = Run()
     started = time.time()
     outcome = "passed"
     try:
-        for start, block in parsed:
+        for page, start, block in parsed:
             seeding = any(SEEDING.search(c.text) and not c.skip for c in block)
+            run.page = page
             run.run_block(start, block)
             if seeding:
                 run.seeded_ids()
@@ -651,7 +657,7 @@ def main():
                 os.kill(pid, signal.SIGINT)
     report = [f"README test {outcome}: {run.ran} commands run, {len(run.skipped)} marked not run in CI, "
               f"{time.time() - started:.0f} s", "", "Not run in CI, as the README marks them:"]
-    report += [f"  line {line}: {text}  ({why})" for line, text, why in run.skipped]
+    report += [f"  {where}: {text}  ({why})" for where, text, why in run.skipped]
     report += ["", "The load beside the commands, all of it:"] + ["  " + l for l in run.load.figures()]
     for name, begin, end in run.phases:
         if end is not None and (end - begin >= 5 or FAILOVER.search(name)):
