@@ -3,6 +3,7 @@ package dev.highload.profiles.auth;
 import java.util.UUID;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.highload.profiles.web.CanonicalUuid;
 import dev.highload.profiles.web.StorableText;
 import io.swagger.v3.oas.annotations.media.Schema;
 import jakarta.validation.constraints.NotNull;
@@ -15,12 +16,9 @@ import jakarta.validation.constraints.Size;
  * @param password the password
  */
 @Schema(additionalProperties = Schema.AdditionalPropertiesValue.FALSE)
-record LoginRequest(@JsonProperty("id") @NotNull @Schema(format = "uuid", pattern = UUID_PATTERN) UUID id,
+record LoginRequest(@JsonProperty("id") @NotNull @Schema(format = "uuid", pattern = CanonicalUuid.PATTERN) UUID id,
 		@JsonProperty("password") @NotNull @Size(min = 1,
 				max = 128) @Schema(pattern = StorableText.PATTERN) String password) {
-
-	/** A UUID in its canonical form; Jackson reads no other from a string. */
-	static final String UUID_PATTERN = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
 
 	@Override
 	public String toString() {

@@ -149,7 +149,7 @@ class SynchronousCommitCheck extends DelegatingDataSource {
 				this.target.commit();
 			}
 			catch (SQLException ex) {
-				if (deadline.passed() || isOutcomeUnknown(ex)) {
+				if (deadline.passed() || DatabaseFailures.isOutcomeUnknown(ex)) {
 					SynchronousCommitCheck.this.unconfirmed.increment();
 					log.warn("Commit failed on the connection, outcome unknown: {}", ex.toString());
 					throw new UnconfirmedCommitException(
@@ -172,19 +172,6 @@ class SynchronousCommitCheck extends DelegatingDataSource {
 			}
 		}
 
-	}
-
-	/**
-	 * Whether a failed commit may still have been committed: the connection broke (class
-	 * 08, except 08003, a connection already closed before the commit was sent) or the
-	 * server shut the session down (57P0x) while the commit was under way.
-	 */
-	static boolean isOutcomeUnknown(SQLException ex) {
-		String state = ex.getSQLState();
-		if (state == null) {
-			return false;
-		}
-		return (state.startsWith("08") && !state.equals("08003")) || state.startsWith("57P");
 	}
 
 	/**

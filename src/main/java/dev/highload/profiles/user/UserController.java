@@ -5,6 +5,7 @@ import java.util.UUID;
 
 import dev.highload.profiles.auth.RegistrationThrottle;
 import dev.highload.profiles.auth.TokenService;
+import dev.highload.profiles.web.CanonicalUuid;
 import dev.highload.profiles.web.InvalidParameterException;
 import dev.highload.profiles.web.ProblemResponses;
 import io.swagger.v3.oas.annotations.Operation;
@@ -46,9 +47,6 @@ class UserController {
 	 */
 	private static final String PREFIX = "^[^\\x00-\\x1F\\x7F-\\x9F]+$";
 
-	/** A UUID in its canonical form, the only one the API writes. */
-	static final String UUID_PATTERN = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
-
 	private static final List<String> EMPTY_NOT_ALLOWED = List.of("limit", "after");
 
 	private static final String PREFIX_MESSAGE = "must not contain control characters";
@@ -80,7 +78,7 @@ class UserController {
 	@GetMapping("/user/{id}")
 	@ProblemResponses({ 400, 404, 503 })
 	UserProfile get(@PathVariable @Parameter(description = "a user id",
-			schema = @Schema(format = "uuid", pattern = UUID_PATTERN)) UUID id) {
+			schema = @Schema(format = "uuid", pattern = CanonicalUuid.PATTERN)) UUID id) {
 		return this.users.get(id);
 	}
 
@@ -88,7 +86,7 @@ class UserController {
 	@GetMapping("/user/get/{id}")
 	@ProblemResponses({ 400, 404, 503 })
 	UserProfile getByOtusPath(@PathVariable @Parameter(description = "a user id",
-			schema = @Schema(format = "uuid", pattern = UUID_PATTERN)) UUID id) {
+			schema = @Schema(format = "uuid", pattern = CanonicalUuid.PATTERN)) UUID id) {
 		return this.users.get(id);
 	}
 
@@ -111,7 +109,7 @@ class UserController {
 					message = PREFIX_MESSAGE) String lastName,
 			@Parameter(description = "page size") @RequestParam(defaultValue = "100") @Min(1) @Max(1000) int limit,
 			@Parameter(description = "return users whose id is greater than this (the last id of the previous page)",
-					schema = @Schema(format = "uuid", pattern = UUID_PATTERN)) @RequestParam(
+					schema = @Schema(format = "uuid", pattern = CanonicalUuid.PATTERN)) @RequestParam(
 							required = false) UUID after,
 			HttpServletRequest http) {
 		// Binding reads "limit=" as the default and "after=" as absent; an empty value is

@@ -1,6 +1,5 @@
 package dev.highload.profiles.user;
 
-import java.sql.SQLException;
 import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
@@ -9,6 +8,7 @@ import java.util.function.Supplier;
 
 import dev.highload.profiles.auth.CredentialStore;
 import dev.highload.profiles.auth.PasswordHasher;
+import dev.highload.profiles.routing.DatabaseFailures;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -30,9 +30,10 @@ import org.springframework.transaction.support.TransactionTemplate;
  * told 404.
  * <p>
  * A point read or a search that fails because its pooled connection is broken (the
- * replica went down or stopped answering, SQLState 08xxx or 57P0x) is repeated once on a
- * fresh connection, which the pool takes from a node that answers: the first request
- * after a replica dies need not fail. The pool has evicted the broken connection by then.
+ * replica went down or stopped answering: {@link DatabaseFailures#isBrokenConnection}) is
+ * repeated once on a fresh connection, which the pool takes from a node that answers: the
+ * first request after a replica dies need not fail. The pool has evicted the broken
+ * connection by then.
  */
 @Service
 @Transactional(readOnly = true)
@@ -157,24 +158,13 @@ public class UserService implements CredentialStore {
 				return read.get();
 			}
 			catch (DataAccessResourceFailureException ex) {
-				if (!isBrokenConnection(ex)) {
+				if (!DatabaseFailures.isBrokenConnection(ex)) {
 					throw ex;
 				}
 				this.readRetries.increment();
 				return this.onReplicaAgain.execute((status) -> read.get());
 			}
 		};
-	}
-
-	/** A connection error or a server shutdown, not a pool that has no connection. */
-	private static boolean isBrokenConnection(Throwable ex) {
-		for (Throwable t = ex; t != null; t = t.getCause()) {
-			if (t instanceof SQLException sql && sql.getSQLState() != null) {
-				String state = sql.getSQLState();
-				return state.startsWith("08") || state.startsWith("57P");
-			}
-		}
-		return false;
 	}
 
 }

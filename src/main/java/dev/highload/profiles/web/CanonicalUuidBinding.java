@@ -19,8 +19,7 @@ import org.springframework.web.bind.annotation.InitBinder;
 @ControllerAdvice
 class CanonicalUuidBinding {
 
-	static final Pattern CANONICAL = Pattern
-		.compile("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
+	static final Pattern CANONICAL = Pattern.compile(CanonicalUuid.PATTERN);
 
 	@InitBinder
 	void canonicalUuids(WebDataBinder binder) {

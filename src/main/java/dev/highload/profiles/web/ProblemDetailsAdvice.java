@@ -1,16 +1,15 @@
 package dev.highload.profiles.web;
 
 import java.lang.reflect.Field;
-import java.sql.SQLException;
-import java.sql.SQLTransientException;
+import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-import dev.highload.profiles.routing.UnconfirmedCommitException;
 import jakarta.servlet.http.HttpServletRequest;
+import org.apache.tomcat.util.http.InvalidParameterException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.core.exc.StreamReadException;
@@ -19,15 +18,12 @@ import tools.jackson.databind.exc.UnrecognizedPropertyException;
 
 import org.springframework.context.MessageSourceResolvable;
 import org.springframework.core.MethodParameter;
-import org.springframework.dao.DataAccessResourceFailureException;
-import org.springframework.dao.TransientDataAccessException;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
-import org.springframework.transaction.CannotCreateTransactionException;
 import org.springframework.validation.FieldError;
 import org.springframework.web.bind.MethodArgumentNotValidException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -41,17 +37,15 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExcep
 
 /**
  * Every error as an RFC 9457 problem detail with the request's id. Validation failures
- * list each field with its JSON name. A database that cannot take the request is 503 with
- * Retry-After. Anything unexpected is a 500 that says nothing about the code; the details
- * go to the log under the request id.
+ * list each field with its JSON name. The service's own exceptions carry their problem (a
+ * database that cannot take the request is 503 with Retry-After, see
+ * routing.DatabaseFailures). Anything unexpected is a 500 that says nothing about the
+ * code; the details go to the log under the request id.
  */
 @RestControllerAdvice
 class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
 
 	private static final Logger log = LoggerFactory.getLogger(ProblemDetailsAdvice.class);
-
-	/** Retry-After, in seconds, when the database is unavailable. */
-	static final String RETRY_AFTER_SECONDS = "1";
 
 	@Override
 	protected ResponseEntity<Object> handleMethodArgumentNotValid(MethodArgumentNotValidException ex,
@@ -150,31 +144,12 @@ class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
 
 	@ExceptionHandler
 	ResponseEntity<Object> handleUnexpected(Exception ex, NativeWebRequest request) {
-		if (cause(ex, org.apache.tomcat.util.http.InvalidParameterException.class) != null) {
+		if (cause(ex, InvalidParameterException.class) != null) {
 			// Tomcat could not parse the query string (a parameter without a name, bad
 			// percent-encoding): the client's request is malformed.
 			ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST,
 					"The query string is malformed");
 			return handleExceptionInternal(ex, problem, new HttpHeaders(), HttpStatus.BAD_REQUEST, request);
-		}
-		if (cause(ex, UnconfirmedCommitException.class) != null) {
-			// Logged and counted where it was detected (routing.SynchronousCommitCheck).
-			ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
-					"The write reached the primary, but no replica confirmed it in time: its outcome is unknown. "
-							+ "Check whether it took effect before repeating it");
-			problem.setTitle("Outcome unknown");
-			HttpHeaders headers = new HttpHeaders();
-			headers.set(HttpHeaders.RETRY_AFTER, RETRY_AFTER_SECONDS);
-			return handleExceptionInternal(ex, problem, headers, HttpStatus.SERVICE_UNAVAILABLE, request);
-		}
-		if (isDatabaseUnavailable(ex)) {
-			log.warn("Database unavailable: {}", ex.toString());
-			ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
-					"The database cannot serve this request right now; retry shortly");
-			problem.setTitle("Database unavailable");
-			HttpHeaders headers = new HttpHeaders();
-			headers.set(HttpHeaders.RETRY_AFTER, RETRY_AFTER_SECONDS);
-			return handleExceptionInternal(ex, problem, headers, HttpStatus.SERVICE_UNAVAILABLE, request);
 		}
 		log.error("Unexpected error", ex);
 		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.INTERNAL_SERVER_ERROR,
@@ -190,7 +165,7 @@ class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
 			if (servletRequest != null) {
 				problem.setProperty("request_id", RequestIdFilter.of(servletRequest));
 				if (problem.getInstance() == null) {
-					problem.setInstance(java.net.URI.create(servletRequest.getRequestURI()));
+					problem.setInstance(URI.create(servletRequest.getRequestURI()));
 				}
 			}
 		}
@@ -212,26 +187,6 @@ class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
 			}
 		}
 		return null;
-	}
-
-	/**
-	 * Connection failures, pool timeouts, shutdowns and read-only nodes: worth a retry.
-	 */
-	static boolean isDatabaseUnavailable(Throwable ex) {
-		for (Throwable t = ex; t != null; t = t.getCause()) {
-			if (t instanceof DataAccessResourceFailureException || t instanceof TransientDataAccessException
-					|| t instanceof CannotCreateTransactionException || t instanceof SQLTransientException) {
-				return true;
-			}
-			if (t instanceof SQLException sql && sql.getSQLState() != null) {
-				String state = sql.getSQLState();
-				if (state.startsWith("08") || state.startsWith("57P") || state.startsWith("53")
-						|| state.equals("25006")) {
-					return true;
-				}
-			}
-		}
-		return false;
 	}
 
 	private static Map<String, String> fieldError(String field, String message) {

@@ -79,16 +79,6 @@ class SynchronousCommitCheckTests {
 		assertThat(unconfirmed()).isZero();
 	}
 
-	@Test
-	void aCommitCutOffByABrokenConnectionOrAShutdownHasAnUnknownOutcome() {
-		assertThat(SynchronousCommitCheck.isOutcomeUnknown(new SQLException("I/O error", "08006"))).isTrue();
-		assertThat(SynchronousCommitCheck.isOutcomeUnknown(new SQLException("admin shutdown", "57P01"))).isTrue();
-		// Closed before the commit was sent: nothing can have been committed.
-		assertThat(SynchronousCommitCheck.isOutcomeUnknown(new SQLException("closed", "08003"))).isFalse();
-		assertThat(SynchronousCommitCheck.isOutcomeUnknown(new SQLException("serialization", "40001"))).isFalse();
-		assertThat(SynchronousCommitCheck.isOutcomeUnknown(new SQLException("no state"))).isFalse();
-	}
-
 	private SynchronousCommitCheck check(FakeConnection fake) {
 		return new SynchronousCommitCheck(new AbstractDataSource() {
 

@@ -9,6 +9,7 @@ import java.util.UUID;
 
 import dev.highload.profiles.auth.RegistrationThrottle;
 import dev.highload.profiles.auth.TokenService;
+import dev.highload.profiles.routing.DatabaseFailures;
 import dev.highload.profiles.web.ProblemOutcome;
 import dev.highload.profiles.web.UnstorableText;
 import dev.highload.profiles.web.WebProperties;
@@ -60,8 +61,9 @@ class UserControllerTests {
 
 	@Test
 	void aDatabaseThatCannotBeReachedIs503WithRetryAfter() {
-		given(this.users.get(any())).willThrow(new DataAccessResourceFailureException("connection refused",
-				new SQLException("Connection to 127.0.0.1:15433 refused", "08001")));
+		given(this.users.get(any()))
+			.willThrow(DatabaseFailures.translate(new DataAccessResourceFailureException("connection refused",
+					new SQLException("Connection to 127.0.0.1:15433 refused", "08001"))));
 		assertThat(this.mvc.get().uri("/user/{id}", UUID.randomUUID())).hasStatus(503)
 			.hasHeader("Retry-After", "1")
 			.hasContentType(MediaType.APPLICATION_PROBLEM_JSON)
@@ -72,7 +74,8 @@ class UserControllerTests {
 
 	@Test
 	void aTransactionThatCannotStartIs503() {
-		given(this.users.register(any())).willThrow(new CannotCreateTransactionException("no connection"));
+		given(this.users.register(any()))
+			.willThrow(DatabaseFailures.translate(new CannotCreateTransactionException("no connection")));
 		assertThat(this.mvc.post()
 			.uri("/user/register")
 			.contentType(MediaType.APPLICATION_JSON)
