@@ -8,6 +8,8 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 
+import static org.awaitility.Awaitility.await;
+
 /**
  * Superuser connections to the nodes {@code primary}, {@code replica1} and
  * {@code replica2} of the cluster the integration tests run on: the embedded cluster, or
@@ -73,15 +75,14 @@ public interface ClusterNodes {
 	 */
 	default void awaitReplicasCaughtUp(Duration timeout) throws SQLException, InterruptedException {
 		String lsn = queryValue("primary", "postgres", "SELECT pg_current_wal_lsn()::text");
-		long deadline = System.nanoTime() + timeout.toNanos();
-		for (String replica : List.of("replica1", "replica2")) {
-			while (!"t".equals(queryValue(replica, "postgres", "SELECT pg_last_wal_replay_lsn() >= ?::pg_lsn", lsn))) {
-				if (System.nanoTime() > deadline) {
-					throw new AssertionError(replica + " has not replayed " + lsn + " within " + timeout);
+		await("both replicas replayed " + lsn).atMost(timeout).pollInterval(Duration.ofMillis(20)).until(() -> {
+			for (String replica : List.of("replica1", "replica2")) {
+				if (!"t".equals(queryValue(replica, "postgres", "SELECT pg_last_wal_replay_lsn() >= ?::pg_lsn", lsn))) {
+					return false;
 				}
-				Thread.sleep(20);
 			}
-		}
+			return true;
+		});
 	}
 
 }

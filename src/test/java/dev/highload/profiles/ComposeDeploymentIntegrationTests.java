@@ -33,6 +33,7 @@ import org.testcontainers.containers.wait.strategy.Wait;
 import org.testcontainers.junit.jupiter.Testcontainers;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * docker-compose.yml as a user runs it, through Testcontainers' compose support (the
@@ -195,11 +196,9 @@ class ComposeDeploymentIntegrationTests {
 	private static void awaitReplicasCaughtUp() throws Exception {
 		String lsn = query("primary", "SELECT pg_current_wal_lsn()::text");
 		for (String replica : REPLICAS) {
-			long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-			while (!"t".equals(query(replica, "SELECT pg_last_wal_replay_lsn() >= '" + lsn + "'::pg_lsn"))) {
-				assertThat(System.nanoTime()).as(replica + " catching up").isLessThan(deadline);
-				Thread.sleep(20);
-			}
+			await(replica + " catching up").atMost(Duration.ofSeconds(30))
+				.pollInterval(Duration.ofMillis(20))
+				.until(() -> query(replica, "SELECT pg_last_wal_replay_lsn() >= '" + lsn + "'::pg_lsn"), "t"::equals);
 		}
 	}
 

@@ -23,6 +23,7 @@ import org.testcontainers.junit.jupiter.Testcontainers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The high-availability deployment (docker-compose.ha.yml) fails over by itself: the
@@ -363,16 +364,11 @@ class PatroniFailoverIntegrationTests {
 	private static String awaitNewLeader(String old) throws Exception {
 		List<String> others = NODES.stream().filter((n) -> !n.equals(old)).toList();
 		long started = System.nanoTime();
-		long deadline = started + Duration.ofMinutes(2).toNanos();
-		while (System.nanoTime() < deadline) {
-			List<Member> members = members(others);
-			if (members.stream().anyMatch((m) -> m.leader() && !m.name().equals(old))) {
-				return "Patroni elected a new leader " + (System.nanoTime() - started) / 1_000_000
-						+ " ms after the fault; nothing was run to promote it\n" + describe(members);
-			}
-			Thread.sleep(200);
-		}
-		throw new IllegalStateException("No new leader within 2 minutes:\n" + describe(members(others)));
+		List<Member> members = await("a new leader other than " + old).atMost(Duration.ofMinutes(2))
+			.pollInterval(Duration.ofMillis(200))
+			.until(() -> members(others), (seen) -> seen.stream().anyMatch((m) -> m.leader() && !m.name().equals(old)));
+		return "Patroni elected a new leader " + (System.nanoTime() - started) / 1_000_000
+				+ " ms after the fault; nothing was run to promote it\n" + describe(members);
 	}
 
 	/** The members, as the first of the nodes that answers sees them in etcd. */
@@ -396,19 +392,10 @@ class PatroniFailoverIntegrationTests {
 	 * Waits for one running leader and every other node streaming as a quorum standby.
 	 */
 	private static List<Member> awaitMembers(List<String> nodes, Duration timeout) throws Exception {
-		long deadline = System.nanoTime() + timeout.toNanos();
-		List<Member> members = List.of();
-		while (System.nanoTime() < deadline) {
-			members = members(nodes);
-			long leaders = members.stream().filter(Member::leader).count();
-			long standbys = members.stream().filter(Member::quorumStandby).count();
-			if (leaders == 1 && standbys == nodes.size() - 1) {
-				return members;
-			}
-			Thread.sleep(500);
-		}
-		throw new IllegalStateException("Not one leader and " + (nodes.size() - 1) + " quorum standbys within "
-				+ timeout + ":\n" + describe(members));
+		return await("one leader and " + (nodes.size() - 1) + " quorum standbys").atMost(timeout)
+			.pollInterval(Duration.ofMillis(500))
+			.until(() -> members(nodes), (members) -> members.stream().filter(Member::leader).count() == 1
+					&& members.stream().filter(Member::quorumStandby).count() == nodes.size() - 1);
 	}
 
 	private static String leader(List<String> nodes) throws Exception {
@@ -420,16 +407,9 @@ class PatroniFailoverIntegrationTests {
 	}
 
 	private static void awaitSetting(String node, String setting, String expected, Duration timeout) throws Exception {
-		long deadline = System.nanoTime() + timeout.toNanos();
-		String value = null;
-		while (System.nanoTime() < deadline) {
-			value = HA.psql(node, "postgres", "SHOW " + setting);
-			if (expected.equals(value)) {
-				return;
-			}
-			Thread.sleep(500);
-		}
-		throw new IllegalStateException(setting + " on " + node + " is '" + value + "', not '" + expected + "'");
+		await(setting + " on " + node + " = '" + expected + "'").atMost(timeout)
+			.pollInterval(Duration.ofMillis(500))
+			.until(() -> HA.psql(node, "postgres", "SHOW " + setting), expected::equals);
 	}
 
 	private static void patronictl(String node, String... arguments) throws Exception {

@@ -1,5 +1,6 @@
 package dev.highload.profiles.cluster;
 
+import java.util.Optional;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.Timeout;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The scripts that docker-compose.yml relies on (db/scripts), run against real PostgreSQL
@@ -255,27 +257,24 @@ class ComposeScriptsIntegrationTests {
 	}
 
 	private void awaitLog(String name, String text) throws Exception {
-		long deadline = System.nanoTime() + TIMEOUT.toNanos();
-		while (!Files.exists(logFile(name)) || !Files.readString(logFile(name)).contains(text)) {
-			assertThat(System.nanoTime()).as("'" + text + "' in the log of " + name + ":\n" + tail(name))
-				.isLessThan(deadline);
-			Thread.sleep(100);
-		}
+		await().atMost(TIMEOUT)
+			.pollInterval(Duration.ofMillis(100))
+			.untilAsserted(
+					() -> assertThat(Files.exists(logFile(name)) && Files.readString(logFile(name)).contains(text))
+						.as("'" + text + "' in the log of " + name + ":\n" + tail(name))
+						.isTrue());
 	}
 
 	private String awaitQuery(int port, String database, String sql) throws Exception {
-		long deadline = System.nanoTime() + TIMEOUT.toNanos();
-		while (true) {
-			try (Connection c = connect(port, database, "postgres", SUPERUSER_PASSWORD)) {
-				return query(c, sql);
-			}
-			catch (SQLException ex) {
-				if (System.nanoTime() > deadline) {
-					throw ex;
+		return await("an answer from port " + port).atMost(TIMEOUT)
+			.pollInterval(Duration.ofMillis(100))
+			.ignoreExceptionsInstanceOf(SQLException.class)
+			.until(() -> {
+				try (Connection c = connect(port, database, "postgres", SUPERUSER_PASSWORD)) {
+					return Optional.ofNullable(query(c, sql));
 				}
-				Thread.sleep(100);
-			}
-		}
+			}, (answered) -> true)
+			.orElse(null);
 	}
 
 	private static String query(int port, String sql) throws SQLException {

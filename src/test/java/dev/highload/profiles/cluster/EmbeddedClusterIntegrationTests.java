@@ -1,5 +1,7 @@
 package dev.highload.profiles.cluster;
 
+import org.awaitility.core.ConditionTimeoutException;
+import org.awaitility.core.TerminalFailureException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -16,6 +18,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The cluster's own life cycle, on a cluster of its own (other ports, other directory):
@@ -106,13 +109,15 @@ class EmbeddedClusterIntegrationTests {
 			.redirectErrorStream(true)
 			.redirectOutput(log.toFile())
 			.start();
-		long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-		while (!Files.readString(log).contains(ClusterOwnerProcess.READY + process.pid())) {
-			if (!process.isAlive() || System.nanoTime() > deadline) {
-				process.destroyForcibly();
-				throw new AssertionError("The owner process did not start its cluster:\n" + Files.readString(log));
-			}
-			Thread.sleep(200);
+		try {
+			await().atMost(Duration.ofSeconds(120))
+				.pollInterval(Duration.ofMillis(200))
+				.failFast("the owner process exited", () -> !process.isAlive())
+				.until(() -> Files.readString(log).contains(ClusterOwnerProcess.READY + process.pid()));
+		}
+		catch (ConditionTimeoutException | TerminalFailureException ex) {
+			process.destroyForcibly();
+			throw new AssertionError("The owner process did not start its cluster:\n" + Files.readString(log), ex);
 		}
 		return process;
 	}

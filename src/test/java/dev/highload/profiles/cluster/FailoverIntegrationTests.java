@@ -14,6 +14,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The failover command on a cluster of its own (it kills a primary): after a kill -9 of
@@ -103,11 +104,9 @@ class FailoverIntegrationTests {
 	}
 
 	private static void awaitRows(EmbeddedCluster cluster, String node, int rows) throws Exception {
-		long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-		while (!query(cluster, node, "SELECT count(*) FROM marks").equals(Integer.toString(rows))) {
-			assertThat(System.nanoTime()).as("rows on " + node).isLessThan(deadline);
-			Thread.sleep(100);
-		}
+		await(rows + " rows on " + node).atMost(Duration.ofSeconds(30))
+			.pollInterval(Duration.ofMillis(100))
+			.until(() -> query(cluster, node, "SELECT count(*) FROM marks"), Integer.toString(rows)::equals);
 	}
 
 	private static void execute(EmbeddedCluster cluster, String node, String... statements) throws SQLException {

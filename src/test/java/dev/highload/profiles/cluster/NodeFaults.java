@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
+import static org.awaitility.Awaitility.await;
+
 /**
  * Faults injected into the nodes of the running embedded cluster, for the fault tests: a
  * clean stop, a kill of every process of a node (a crashed host), and SIGSTOP of every
@@ -41,13 +43,9 @@ public final class NodeFaults {
 		List<Long> pids = freezeAll(target);
 		signal("KILL", pids);
 		this.frozen.removeAll(pids);
-		long deadline = System.nanoTime() + STOP_TIMEOUT.toNanos();
-		while (target.isRunning()) {
-			if (System.nanoTime() > deadline) {
-				throw new IllegalStateException("Node " + node + " survived SIGKILL");
-			}
-			Thread.sleep(20);
-		}
+		await("node " + node + " gone after SIGKILL").atMost(STOP_TIMEOUT)
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> !target.isRunning());
 	}
 
 	/**

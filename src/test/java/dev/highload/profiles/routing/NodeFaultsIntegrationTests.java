@@ -36,6 +36,7 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Issue 5, "Node faults": one test per row, each against the running embedded cluster
@@ -186,11 +187,9 @@ class NodeFaultsIntegrationTests {
 		Load untilWritten = untilOk(Duration.ofSeconds(60), (i) -> write(ApiClient.uniqueName()));
 		long writesBack = millisSince(restarting);
 		// And they reach the replica that returned, like every committed row.
-		long replicatedBy = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-		while (count("replica1", names) < names.size()) {
-			assertThat(System.nanoTime()).as("'Outcome unknown' rows replicated to replica1").isLessThan(replicatedBy);
-			Thread.sleep(100);
-		}
+		await("'Outcome unknown' rows replicated to replica1").atMost(Duration.ofSeconds(30))
+			.pollInterval(Duration.ofMillis(100))
+			.until(() -> count("replica1", names) >= names.size());
 		// Reads return to the replicas by themselves: connections opened on the primary
 		// are retired after the read pool's max lifetime.
 		Map<String, Long> replicaBefore = calls(List.of("replica1"));
@@ -376,28 +375,21 @@ class NodeFaultsIntegrationTests {
 	/**
 	 * Waits until both replicas stream as quorum standbys and have replayed everything.
 	 */
-	private void awaitQuorum(Duration timeout) throws Exception {
-		long deadline = System.nanoTime() + timeout.toNanos();
-		String last = "";
-		while (true) {
-			try (Connection c = this.cluster.connectAsSuperuser("primary", "postgres");
-					Statement s = c.createStatement();
-					ResultSet rs = s.executeQuery("SELECT count(*) FILTER (WHERE state = 'streaming' "
-							+ "AND sync_state = 'quorum' AND replay_lsn = pg_current_wal_lsn()), "
-							+ "string_agg(application_name || ' ' || state || ' ' || sync_state, ', ') "
-							+ "FROM pg_stat_replication")) {
-				rs.next();
-				if (rs.getInt(1) == 2) {
-					return;
+	private void awaitQuorum(Duration timeout) {
+		await("both replicas quorum again").atMost(timeout)
+			.pollInterval(Duration.ofMillis(100))
+			.ignoreExceptionsInstanceOf(SQLException.class)
+			.untilAsserted(() -> {
+				try (Connection c = this.cluster.connectAsSuperuser("primary", "postgres");
+						Statement s = c.createStatement();
+						ResultSet rs = s.executeQuery("SELECT count(*) FILTER (WHERE state = 'streaming' "
+								+ "AND sync_state = 'quorum' AND replay_lsn = pg_current_wal_lsn()), "
+								+ "string_agg(application_name || ' ' || state || ' ' || sync_state, ', ') "
+								+ "FROM pg_stat_replication")) {
+					rs.next();
+					assertThat(rs.getInt(1)).as("quorum standbys caught up, seen: " + rs.getString(2)).isEqualTo(2);
 				}
-				last = rs.getString(2);
-			}
-			catch (SQLException ex) {
-				last = ex.getMessage();
-			}
-			assertThat(System.nanoTime()).as("both replicas quorum again, last seen: " + last).isLessThan(deadline);
-			Thread.sleep(100);
-		}
+			});
 	}
 
 	private static void awaitFullPool(HikariDataSource pool) throws InterruptedException, SQLException {
@@ -405,11 +397,9 @@ class NodeFaultsIntegrationTests {
 			// A HikariDataSource starts its pool at the first request for a connection.
 			pool.getConnection().close();
 		}
-		long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-		while (pool.getHikariPoolMXBean().getTotalConnections() < pool.getMaximumPoolSize()
-				&& System.nanoTime() < deadline) {
-			Thread.sleep(50);
-		}
+		await("a full pool").atMost(Duration.ofSeconds(30))
+			.pollInterval(Duration.ofMillis(50))
+			.until(() -> pool.getHikariPoolMXBean().getTotalConnections() >= pool.getMaximumPoolSize());
 	}
 
 	private Map<String, Long> calls(List<String> nodes) throws SQLException {

@@ -1,5 +1,6 @@
 package dev.highload.profiles.routing;
 
+import java.util.Objects;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -20,6 +21,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * A commit whose wait for the synchronous standbys is cancelled has happened on the
@@ -82,19 +84,16 @@ class UnconfirmedCommitIntegrationTests {
 
 	/** The pid of the service's backend waiting for synchronous replication. */
 	private int awaitSyncRepWaiter() throws SQLException, InterruptedException {
-		long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-		while (true) {
-			try (Connection c = this.cluster.connectAsSuperuser("primary", "postgres");
-					Statement s = c.createStatement();
-					ResultSet rs = s.executeQuery("SELECT pid FROM pg_stat_activity "
-							+ "WHERE wait_event = 'SyncRep' AND application_name = 'user-profiles'")) {
-				if (rs.next()) {
-					return rs.getInt(1);
+		return await("a commit waiting for SyncRep").atMost(Duration.ofSeconds(20))
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> {
+				try (Connection c = this.cluster.connectAsSuperuser("primary", "postgres");
+						Statement s = c.createStatement();
+						ResultSet rs = s.executeQuery("SELECT pid FROM pg_stat_activity "
+								+ "WHERE wait_event = 'SyncRep' AND application_name = 'user-profiles'")) {
+					return rs.next() ? rs.getInt(1) : null;
 				}
-			}
-			assertThat(System.nanoTime()).as("a commit waiting for SyncRep").isLessThan(deadline);
-			Thread.sleep(20);
-		}
+			}, Objects::nonNull);
 	}
 
 	private double unconfirmed() {
