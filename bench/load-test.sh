@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates the figures of docs/load-testing.md. For each profile, RUNS times (default 3):
+# Regenerates the figures of docs/load-tests/ (the load-test report, docs/reports/load-testing.md, cites them). For each profile, RUNS times (default 3):
 #
 #   1. starts the packaged service (same JVM flags as ./mvnw spring-boot:run, same .data/
 #      cluster, which must hold the 1,000,000 seeded users);
@@ -96,7 +96,7 @@ calibrate() {
 # a round gains less than 5 % on the one before (at least 3 rounds, at most WARMUP_MAX
 # seconds, default 300). A fixed 30 s was enough on a fast machine; on a slow one the JIT
 # needed about 3 minutes of load before C2 had replaced the profiled C1 code, and the
-# service's throughput rose from 1,800 to 6,700 req/s in that time (docs/load-testing.md).
+# service's throughput rose from 1,800 to 6,700 req/s in that time (docs/reports/load-testing.md).
 warm_up() {
   # Stops on a plateau: after at least 60 s, once a 20 s round is within 5 % of the one before.
   # A drop is not a plateau (a fresh JVM dips while C2 recompiles and GC sizes its heap), so it

@@ -14,9 +14,9 @@ import tools.jackson.databind.ValueSerializer;
  * {@link EncodedProfile} the same way from its bytes. Jackson 3's bean serializer reads
  * each record component through a method handle it cannot inline; for a page of 100
  * profiles that lookup alone took about a fifth of the service's CPU (JFR,
- * docs/load-testing.md). The names are those of the record's {@code @JsonProperty}
- * annotations, which still describe the schema; {@code UserProfileSerializerTests} holds
- * the two together.
+ * docs/reports/load-testing.md). The names are those of the record's
+ * {@code @JsonProperty} annotations, which still describe the schema;
+ * {@code UserProfileSerializerTests} holds the two together.
  */
 final class UserProfileSerializer extends ValueSerializer<UserProfile> {
 
