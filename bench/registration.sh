@@ -54,7 +54,7 @@ esac
 for knob in DURATION HASH_SECONDS WARMUP REGISTER_CONNECTIONS READ_CONNECTIONS PAUSE_MS; do
 	[[ ${!knob} =~ ^[0-9]+$ && ${!knob} -gt 0 ]] || { echo "$knob must be a positive whole number" >&2; exit 2; }
 done
-command -v wrk >/dev/null || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q wrk; }
+command -v wrk >/dev/null || { echo "wrk is missing; on Debian: apt-get install wrk" >&2; exit 2; }
 [[ -s $IDS_FILE ]] || { echo "no ids in $IDS_FILE: seed first" >&2; exit 2; }
 curl -fs -o /dev/null "$MANAGEMENT_URL/actuator/health" || { echo "no service at $MANAGEMENT_URL" >&2; exit 2; }
 

@@ -56,7 +56,7 @@
 # replicate), generates gatling/data/search-prefixes.csv if it is missing (from a sample of the
 # seeded users), appends one CSV line to bench/results/. Drop the tables with
 #   DROP TABLE bench_ids, bench_prefixes;
-# Installs wrk, psql and pgbench with apt when (and only when) they are missing.
+# Needs wrk, curl, psql and pgbench; says what to install when one is missing.
 set -euo pipefail
 
 usage() {
@@ -152,24 +152,12 @@ done
 ((THREADS >= 1 && THREADS <= CONNECTIONS)) || die "THREADS must be between 1 and CONNECTIONS"
 
 WORK=$(mktemp -d)
-GUARD=
 cleanup() {
 	rm -rf "$WORK"
-	[[ -z $GUARD ]] || as_root rm -f "$GUARD"
 }
 trap cleanup EXIT
 
 # ---------------------------------------------------------------------------- tools
-
-as_root() {
-	if [[ $(id -u) -eq 0 ]]; then
-		"$@"
-	elif command -v sudo >/dev/null; then
-		sudo "$@"
-	else
-		die "not root and no sudo: cannot run $*"
-	fi
-}
 
 # Debian ships pgbench with the server package, under /usr/lib/postgresql/<major>/bin, and
 # /usr/bin/pgbench is postgresql-client-common's pg_wrapper, which exists (and fails) even
@@ -185,43 +173,18 @@ find_pgbench() {
 	return 1
 }
 
+# Says what to install instead of installing it.
 ensure_tools() {
-	local missing=() need_server=false
+	local missing=()
 	command -v wrk >/dev/null || missing+=(wrk)
 	command -v curl >/dev/null || missing+=(curl)
 	psql --version >/dev/null 2>&1 || missing+=(postgresql-client)
-	find_pgbench >/dev/null || need_server=true
-	if [[ ${#missing[@]} -eq 0 && $need_server == false ]]; then
-		return 0
-	fi
-	command -v apt-get >/dev/null || die "wrk, curl, psql or pgbench is missing, and there is no apt-get to install it"
-	as_root apt-get update -qq
-	if [[ $need_server == true ]]; then
-		# pgbench is in the server package (postgresql-15 on Debian 12); the "postgresql"
-		# metapackage names the distribution's supported major.
-		local server
-		server=$(apt-cache depends postgresql 2>/dev/null | awk '$1 == "Depends:" && $2 ~ /^postgresql-[0-9]+$/ { print $2; exit }')
-		missing+=("${server:-postgresql-15}")
-	fi
-	log "installing with apt: ${missing[*]}"
-	# Installing the server package would create and start a "main" cluster on port 5432
-	# that this benchmark does not want; postgresql-common reads this switch from
-	# createcluster.d. The drop-in is removed again right after the install.
-	local guard=/etc/postgresql-common/createcluster.d/zz-saturation-bench.conf
-	if [[ $need_server == true && ! -e $guard ]]; then
-		as_root mkdir -p "$(dirname "$guard")"
-		GUARD=$guard
-		echo 'create_main_cluster = false' | as_root tee "$guard" >/dev/null
-	fi
-	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
-	if [[ -n $GUARD ]]; then
-		as_root rm -f "$GUARD"
-		GUARD=
-	fi
-	command -v wrk >/dev/null || die "wrk still missing after install"
-	find_pgbench >/dev/null || die "pgbench still missing after install"
+	# pgbench comes with the server package (postgresql-15 on Debian 12); installing it
+	# creates and starts a "main" cluster on port 5432 unless create_main_cluster = false is
+	# set in /etc/postgresql-common/createcluster.conf first.
+	find_pgbench >/dev/null || missing+=(postgresql-15)
+	((${#missing[@]} == 0)) || die "missing tools; on Debian: apt-get install ${missing[*]}"
 }
-
 ensure_tools
 PGBENCH=$(find_pgbench)
 
@@ -320,16 +283,17 @@ prepare_prefixes() {
 	((PGBENCH_COUNT > 0)) || die "no prefix pairs in $PREFIXES_FILE"
 }
 
-# The service's SQL, taken from the source so the benchmark follows it when it changes.
+# The service's SQL, from the file the service reads too (db/queries), so the benchmark
+# follows it when it changes.
 # Its six ? placeholders, in order, become pgbench variables, bound as parameters under
 # -M prepared.
 search_sql() {
-	local src=src/main/java/dev/highload/profiles/user/ProfileQueries.java text var
-	text=$(sed -n '/String SEARCH = """/,/""";/p' "$src" | sed -e '1d' -e 's/""";[[:space:]]*$//' -e 's/^[[:space:]]*//')
+	local src=db/queries/search.sql text var
+	text=$(grep -v '^--' "$src")
 	for var in first_from first_to second_from second_to after lim; do
 		text=${text/\?/:$var}
 	done
-	[[ $text == *"WITH matches"* && $text != *"?"* ]] || die "cannot read SEARCH from $src"
+	[[ $text == *"WITH matches"* && $text != *"?"* ]] || die "cannot read the search statement from $src"
 	printf '%s;\n' "$text"
 }
 

@@ -1,11 +1,16 @@
 package dev.highload.profiles.user;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
 
+import org.springframework.core.io.ClassPathResource;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
@@ -25,28 +30,11 @@ import org.springframework.stereotype.Component;
 @Component
 class ProfileQueries {
 
-	private static final String BY_ID = """
-			SELECT id::text, first_name, second_name, birthdate::text, biography, city FROM users WHERE id = ?""";
+	/** The statements, shared with bench/saturation.sh: db/queries, on the classpath. */
+	private static final String BY_ID = statement("profile-by-id.sql");
 
-	/**
-	 * Prefix search as byte ranges on the C-collated name columns (see
-	 * {@link PrefixRange}). The materialized CTE collects the matching ids from
-	 * {@code users_name_prefix_idx} alone (an index-only scan); without that fence the
-	 * planner may walk the primary key in id order and filter every row, which is fast
-	 * only when matches are dense. Ranges, unlike {@code LIKE $1}, keep the index usable
-	 * in a generic plan. Parameters: first-name range, last-name range, the id to start
-	 * after, page size.
-	 */
-	static final String SEARCH = """
-			WITH matches AS MATERIALIZED (
-			    SELECT id FROM users
-			    WHERE first_name >= ? AND first_name < ?
-			      AND second_name >= ? AND second_name < ?
-			      AND id > ?)
-			SELECT u.id::text, u.first_name, u.second_name, u.birthdate::text, u.biography, u.city
-			FROM users u
-			WHERE u.id IN (SELECT id FROM matches ORDER BY id LIMIT ?)
-			ORDER BY u.id""";
+	/** Prefix search as byte ranges (see {@link PrefixRange} and the file's comment). */
+	static final String SEARCH = statement("search.sql");
 
 	private static final RowMapper<UserProfile> PROFILE = (rs, row) -> new UserProfile(rs.getString(1), rs.getString(2),
 			rs.getString(3), rs.getString(4), rs.getString(5), rs.getString(6));
@@ -70,6 +58,17 @@ class ProfileQueries {
 			.params(first.from(), first.to(), last.from(), last.to(), after, limit)
 			.query(ENCODED)
 			.list();
+	}
+
+	/** A statement of db/queries, without its leading comment lines. */
+	private static String statement(String name) {
+		try {
+			String text = new ClassPathResource("db/queries/" + name).getContentAsString(StandardCharsets.UTF_8);
+			return text.lines().filter((line) -> !line.startsWith("--")).collect(Collectors.joining("\n")).strip();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Cannot read db/queries/" + name, ex);
+		}
 	}
 
 }
