@@ -15,9 +15,10 @@ COPY mvnw pom.xml ./
 RUN ./mvnw -B -ntp -q dependency:go-offline
 COPY src/main/ src/main/
 COPY db/migration/ db/migration/
+COPY db/queries/ db/queries/
 # The tests run in ./mvnw verify, on a real cluster, not in an image build.
 RUN ./mvnw -B -ntp -q package -Dmaven.test.skip=true -Dspring-javaformat.validate.skip=true \
-	&& cp target/user-profiles-*.jar /build/user-profiles.jar
+	&& cp "$(ls target/user-profiles-*.jar | grep -v -e '-local\.jar$')" /build/user-profiles.jar
 
 FROM ${JRE_IMAGE}
 RUN groupadd --system --gid 10001 app \

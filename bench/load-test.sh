@@ -53,7 +53,8 @@ done
 RUNS=${RUNS:-3}
 [[ $RUNS =~ ^[1-9][0-9]*$ ]] || { echo "RUNS must be a positive number, not '$RUNS'" >&2; exit 2; }
 ./mvnw -B -ntp -q package -DskipTests -Dspring-javaformat.validate.skip=true || exit 2
-JAR=$(ls target/user-profiles-*.jar | grep -v original | head -1)
+# The local jar: the production one carries no embedded cluster.
+JAR=$(ls target/user-profiles-*-local.jar | head -1)
 
 # The simulations register thousands of users from 16 loopback addresses (RegisterUserSimulation
 # 6,000 in 10 minutes), far past the registration-flood limit meant for real clients (20 per

@@ -20,7 +20,7 @@
 #
 # All registrations come from one address, thousands of them: start the service with the
 # registration-flood limit off, e.g.
-#   java -jar target/user-profiles-*.jar --app.auth.throttle.registrations-per-address=0
+#   java -jar target/user-profiles-*-local.jar --app.auth.throttle.registrations-per-address=0
 # (or APP_AUTH_THROTTLE_REGISTRATIONSPERADDRESS=0). The script stops if the service answers 429.
 set -euo pipefail
 cd "$(dirname "$0")/.."

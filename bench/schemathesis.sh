@@ -33,7 +33,8 @@ SEED=${SEED:-20261122}
 WORKERS=${WORKERS:-2}
 DIR=target/schemathesis
 VENV=${SCHEMATHESIS_VENV:-target/schemathesis-venv}
-JAR=$(ls target/user-profiles-*.jar | grep -v original | head -1)
+# The local jar: the production one carries no embedded cluster.
+JAR=$(ls target/user-profiles-*-local.jar | head -1)
 APP_ARGS=(--app.cluster.base-dir=$DIR --app.cluster.primary-port=$CLUSTER_PORT
   --app.cluster.replica1-port=$((CLUSTER_PORT + 1)) --app.cluster.replica2-port=$((CLUSTER_PORT + 2))
   --app.cluster.shared-buffers=64MB --server.port=$PORT

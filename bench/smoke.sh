@@ -11,7 +11,8 @@ cd "$(dirname "$0")/.."
 PORT=${PORT:-18080}
 MANAGEMENT_PORT=${MANAGEMENT_PORT:-18081}
 DIR=target/smoke
-JAR=$(ls target/user-profiles-*.jar | grep -v original | head -1)
+# The local jar: the production one carries no embedded cluster.
+JAR=$(ls target/user-profiles-*-local.jar | head -1)
 APP_ARGS=(--app.cluster.base-dir=$DIR --app.cluster.primary-port=27432 --app.cluster.replica1-port=27433
   --app.cluster.replica2-port=27434 --app.cluster.shared-buffers=64MB --server.port=$PORT
   --management.server.port=$MANAGEMENT_PORT

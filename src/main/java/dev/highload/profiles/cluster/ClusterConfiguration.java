@@ -21,6 +21,15 @@ class ClusterConfiguration {
 
 	@Bean
 	EmbeddedCluster embeddedCluster(ClusterProperties properties) {
+		// The production jar leaves out the binaries and commons-compress;
+		// PostgresBinaries
+		// cannot even load there.
+		if (ClusterConfiguration.class.getClassLoader().getResource(PostgresBinaries.ARCHIVE) == null) {
+			throw new IllegalStateException("This jar carries no embedded cluster: the production jar leaves out its "
+					+ "PostgreSQL binaries. Point the service at a cluster (APP_CLUSTER_ENABLED=false and APP_DB_NODES, "
+					+ "APP_DB_REPLICAS, ...), or run the embedded cluster with ./mvnw spring-boot:run or the "
+					+ "user-profiles-*-local.jar");
+		}
 		return properties.joinRunning() ? EmbeddedCluster.acquireOrJoin(properties)
 				: EmbeddedCluster.acquire(properties);
 	}

@@ -32,7 +32,11 @@ final class PostgresBinaries {
 
 	private static final Logger log = LoggerFactory.getLogger(PostgresBinaries.class);
 
-	private static final String ARCHIVE = "postgres-linux-x86_64.txz";
+	/**
+	 * A compile-time constant: reading it loads neither this class nor the unpacking
+	 * library.
+	 */
+	static final String ARCHIVE = "postgres-linux-x86_64.txz";
 
 	private final Path home;
 
