@@ -7,8 +7,10 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.OptionalDouble;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The service's own CPU figure from its Actuator, for when the service runs where
@@ -18,7 +20,7 @@ final class ActuatorCpu {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(1);
 
-	private static final Pattern VALUE = Pattern.compile("\"value\"\\s*:\\s*(-?[0-9.]+(?:[eE][-+]?[0-9]+)?)");
+	private static final JsonMapper JSON = JsonMapper.builder().build();
 
 	private final HttpClient client = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
 
@@ -72,23 +74,15 @@ final class ActuatorCpu {
 	}
 
 	/**
-	 * {@code measurements[0].value} of an Actuator metric. A regular expression is enough
-	 * for this fixed shape, and keeps the monitor free of a JSON library.
+	 * {@code measurements[0].value} of an Actuator metric, when it is a finite number.
 	 */
 	static OptionalDouble firstMeasurement(String json) {
-		int measurements = json.indexOf("\"measurements\"");
-		if (measurements < 0) {
-			return OptionalDouble.empty();
-		}
-		Matcher matcher = VALUE.matcher(json);
-		if (!matcher.find(measurements)) {
-			return OptionalDouble.empty();
-		}
 		try {
-			double value = Double.parseDouble(matcher.group(1));
-			return Double.isFinite(value) ? OptionalDouble.of(value) : OptionalDouble.empty();
+			JsonNode value = JSON.readTree(json).path("measurements").path(0).path("value");
+			return (value.isNumber() && Double.isFinite(value.asDouble())) ? OptionalDouble.of(value.asDouble())
+					: OptionalDouble.empty();
 		}
-		catch (NumberFormatException ex) {
+		catch (JacksonException ex) {
 			return OptionalDouble.empty();
 		}
 	}

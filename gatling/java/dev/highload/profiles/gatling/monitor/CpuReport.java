@@ -1,5 +1,6 @@
 package dev.highload.profiles.gatling.monitor;
 
+import java.awt.BasicStroke;
 import java.awt.Color;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -7,8 +8,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.OptionalDouble;
@@ -18,11 +19,36 @@ import dev.highload.profiles.gatling.monitor.CpuSampler.Result;
 import dev.highload.profiles.gatling.monitor.CpuSampler.Sample;
 import dev.highload.profiles.gatling.monitor.CpuSampler.Series;
 import dev.highload.profiles.gatling.monitor.CpuSampler.SeriesStats;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.BitmapEncoder.BitmapFormat;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.style.Styler;
+import org.knowm.xchart.style.Styler.LegendPosition;
+import org.knowm.xchart.style.XYStyler;
+import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
- * Writes a CPU run as CSV, PNG and a self-contained HTML page.
+ * Writes a CPU run as CSV, a PNG chart (XChart) and a self-contained HTML page with the
+ * same chart embedded.
  */
 final class CpuReport {
+
+	static {
+		// Set before anything touches AWT: a load generator has no display.
+		if (System.getProperty("java.awt.headless") == null) {
+			System.setProperty("java.awt.headless", "true");
+		}
+	}
+
+	static final int WIDTH = 1200;
+
+	static final int HEIGHT = 500;
+
+	/** Matplotlib's "tab10" colours, distinct for each series. */
+	private static final List<Color> PALETTE = List.of(new Color(0x1f77b4), new Color(0xff7f0e), new Color(0x2ca02c),
+			new Color(0xd62728), new Color(0x9467bd), new Color(0x8c564b), new Color(0xe377c2), new Color(0x7f7f7f));
 
 	static final String CSV_HEADER = "second,"
 			+ Arrays.stream(Series.values()).map(Series::label).collect(Collectors.joining(","));
@@ -31,11 +57,14 @@ final class CpuReport {
 	}
 
 	static void write(Result result, Path csv, Path png, Path html) throws IOException {
-		LineChart chart = chart(result);
-		LineChart.createParent(csv);
+		byte[] chart = BitmapEncoder.getBitmapBytes(chart(result), BitmapFormat.PNG);
+		for (Path file : List.of(csv, png, html)) {
+			if (file.toAbsolutePath().getParent() != null) {
+				Files.createDirectories(file.toAbsolutePath().getParent());
+			}
+		}
 		Files.writeString(csv, csv(result), StandardCharsets.UTF_8);
-		chart.writePng(png);
-		LineChart.createParent(html);
+		Files.write(png, chart);
 		Files.writeString(html, html(result, chart), StandardCharsets.UTF_8);
 	}
 
@@ -52,43 +81,60 @@ final class CpuReport {
 		return csv.toString();
 	}
 
-	static LineChart chart(Result result) {
-		List<LineChart.Line> lines = new ArrayList<>();
+	static XYChart chart(Result result) {
+		String title = String.format(Locale.ROOT, "CPU of %s, %% of one core (%d cores = %d %%)", result.name(),
+				result.machineCores(), 100 * result.machineCores());
+		XYChart chart = new XYChartBuilder().width(WIDTH)
+			.height(HEIGHT)
+			.title(title)
+			.xAxisTitle("seconds")
+			.yAxisTitle("% of one core")
+			.build();
+		XYStyler styler = chart.getStyler();
+		styler.setYAxisMin(0.0);
+		styler.setLegendPosition(LegendPosition.OutsideS);
+		styler.setLegendLayout(Styler.LegendLayout.Horizontal);
+		styler.setChartBackgroundColor(Color.WHITE);
+		styler.setPlotBackgroundColor(Color.WHITE);
+		styler.setPlotBorderVisible(false);
+		styler.setMarkerSize(0);
 		double[] seconds = new double[result.samples().size()];
 		for (int i = 0; i < seconds.length; i++) {
 			seconds[i] = result.samples().get(i).second();
 		}
 		for (Series series : Series.values()) {
 			SeriesStats stats = result.stats(series);
-			if (!stats.present()) {
+			if (!stats.present() || seconds.length == 0) {
 				continue;
 			}
 			double[] values = new double[seconds.length];
 			for (int i = 0; i < values.length; i++) {
+				// NaN, a second without a value, is a gap in the line.
 				values[i] = result.samples().get(i).value(series).orElse(Double.NaN);
 			}
 			String name = String.format(Locale.ROOT, "%s (avg %s, max %s)", series.label(), decimal(stats.average()),
 					decimal(stats.max()));
-			lines.add(new LineChart.Line(name, color(series), series == Series.MACHINE, seconds, values));
+			XYSeries line = chart.addSeries(name, seconds, values);
+			line.setLineColor(color(series));
+			line.setMarker(SeriesMarkers.NONE);
+			line.setLineStyle(new BasicStroke((series == Series.MACHINE) ? 2.5f : 1.5f));
 		}
-		String title = String.format(Locale.ROOT, "CPU of %s, %% of one core (%d cores = %d %%)", result.name(),
-				result.machineCores(), 100 * result.machineCores());
-		return new LineChart(title, "seconds", "% of one core", lines);
+		return chart;
 	}
 
-	private static String html(Result result, LineChart chart) {
+	private static String html(Result result, byte[] chart) {
 		StringBuilder html = new StringBuilder();
 		String title = "CPU of " + result.name();
 		html.append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>")
-			.append(LineChart.escape(title))
+			.append(escape(title))
 			.append("</title>\n<style>\n")
 			.append("body{font-family:sans-serif;margin:24px;color:#222}\n")
 			.append("table{border-collapse:collapse;margin:16px 0}\n")
 			.append("th,td{border:1px solid #ccc;padding:4px 10px}\n")
 			.append("td.n{text-align:right;font-variant-numeric:tabular-nums}\n")
-			.append("svg{max-width:100%;height:auto}\n")
+			.append("img{max-width:100%;height:auto}\n")
 			.append("</style>\n</head>\n<body>\n<h1>")
-			.append(LineChart.escape(title))
+			.append(escape(title))
 			.append("</h1>\n<p>")
 			.append(result.samples().size())
 			.append(" samples, one per second, in % of one core. This machine has ")
@@ -98,13 +144,15 @@ final class CpuReport {
 			.append(" % is all of it. Written ")
 			.append(Instant.now().truncatedTo(ChronoUnit.SECONDS))
 			.append(".</p>\n")
-			.append(chart.toSvg())
+			.append("<img alt=\"CPU chart\" src=\"data:image/png;base64,")
+			.append(Base64.getEncoder().encodeToString(chart))
+			.append("\">\n")
 			.append("<table>\n<tr><th>series</th><th>source</th><th>samples</th><th>avg %</th><th>max %</th></tr>\n");
 		for (SeriesStats stats : result.stats()) {
 			html.append("<tr><td>")
 				.append(stats.series().label())
 				.append("</td><td>")
-				.append(LineChart.escape(stats.source()))
+				.append(escape(stats.source()))
 				.append("</td><td class=\"n\">")
 				.append(stats.samples())
 				.append("</td><td class=\"n\">")
@@ -138,15 +186,19 @@ final class CpuReport {
 	}
 
 	private static Color color(Series series) {
-		return switch (series) {
-			case MACHINE -> LineChart.color(7);
-			case STEAL -> LineChart.color(5);
-			case SERVICE -> LineChart.color(0);
-			case PRIMARY -> LineChart.color(3);
-			case REPLICA1 -> LineChart.color(2);
-			case REPLICA2 -> LineChart.color(4);
-			case GATLING -> LineChart.color(1);
-		};
+		return PALETTE.get(switch (series) {
+			case MACHINE -> 7;
+			case STEAL -> 5;
+			case SERVICE -> 0;
+			case PRIMARY -> 3;
+			case REPLICA1 -> 2;
+			case REPLICA2 -> 4;
+			case GATLING -> 1;
+		});
+	}
+
+	static String escape(String text) {
+		return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
 	}
 
 }

@@ -22,6 +22,14 @@ import java.util.concurrent.TimeUnit;
 /**
  * Reads CPU times, the process tree and listening sockets from Linux {@code /proc}. Every
  * read tolerates processes that exit while they are being read.
+ * <p>
+ * Hand-written because the libraries cost more where it matters: the sampler takes one
+ * snapshot a second inside the Gatling JVM it measures. On the 2-vCPU Xeon machine of the
+ * load-test report (153 processes, medians of three rounds of 100 calls, CPU time of the
+ * calling thread), a snapshot cost 3.1 ms of CPU here,
+ * {@code ProcessHandle.allProcesses()} with each process's {@code info()} and parent 9.1
+ * ms (and it has no machine or steal times), and OSHI 6.9.1's {@code getProcesses()} with
+ * the CPU ticks 13.8 ms.
  */
 final class ProcFs {
 

@@ -11,6 +11,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Base64;
 import java.util.List;
 import java.util.Set;
 
@@ -83,7 +84,11 @@ class CpuSamplerTests {
 			assertThat(png.getWidth()).isEqualTo(1200);
 			assertThat(png.getHeight()).isEqualTo(500);
 			String html = Files.readString(result.files().get(2));
-			assertThat(html).contains("<svg", "<polyline", "<table").doesNotContain("<script", "<link");
+			assertThat(html).contains("<img", "<table").doesNotContain("<script", "<link");
+			// The page carries the chart itself: the PNG, inline.
+			String inline = html.substring(html.indexOf("base64,") + "base64,".length(),
+					html.indexOf("\">", html.indexOf("base64,")));
+			assertThat(Base64.getDecoder().decode(inline)).isEqualTo(Files.readAllBytes(result.files().get(1)));
 		}
 		finally {
 			destroyTree(postmaster);
