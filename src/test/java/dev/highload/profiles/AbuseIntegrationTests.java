@@ -1,5 +1,6 @@
 package dev.highload.profiles;
 
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -13,6 +14,7 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.Date;
 import java.util.List;
@@ -354,9 +356,9 @@ class AbuseIntegrationTests {
 				headers.computeIfAbsent(lines[i].substring(0, colon).trim(), (k) -> new ArrayList<>())
 					.add(lines[i].substring(colon + 1).trim());
 			}
-			byte[] body = java.util.Arrays.copyOfRange(raw, end + 4, raw.length);
+			byte[] body = Arrays.copyOfRange(raw, end + 4, raw.length);
 			if (headers.getOrDefault("Transfer-Encoding", List.of()).contains("chunked")) {
-				body = dechunk(new java.io.ByteArrayInputStream(body));
+				body = dechunk(new ByteArrayInputStream(body));
 			}
 			return new ApiClient.Response(status, HttpHeaders.of(headers, (name, value) -> true),
 					new String(body, StandardCharsets.UTF_8));

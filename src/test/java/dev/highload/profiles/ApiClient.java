@@ -1,5 +1,6 @@
 package dev.highload.profiles;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -62,7 +63,7 @@ public final class ApiClient {
 		byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
 		return send(HttpRequest.newBuilder(URI.create(this.base + path))
 			.header("Content-Type", "application/json")
-			.POST(HttpRequest.BodyPublishers.ofInputStream(() -> new java.io.ByteArrayInputStream(bytes))));
+			.POST(HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(bytes))));
 	}
 
 	public Response search(Map<String, String> parameters) {

@@ -26,6 +26,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
@@ -426,7 +427,7 @@ class UserApiIntegrationTests {
 	}
 
 	private static JsonNode withoutRequestId(ApiClient.Response response) {
-		tools.jackson.databind.node.ObjectNode node = (tools.jackson.databind.node.ObjectNode) response.json();
+		ObjectNode node = (ObjectNode) response.json();
 		node.remove("request_id");
 		return node;
 	}

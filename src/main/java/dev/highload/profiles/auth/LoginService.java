@@ -1,6 +1,7 @@
 package dev.highload.profiles.auth;
 
 import java.util.Optional;
+import java.util.UUID;
 
 import org.springframework.stereotype.Service;
 
@@ -28,7 +29,7 @@ class LoginService {
 		this.passwordHasher = passwordHasher;
 		this.tokens = tokens;
 		this.throttle = throttle;
-		this.dummyHash = passwordHasher.hash(java.util.UUID.randomUUID().toString());
+		this.dummyHash = passwordHasher.hash(UUID.randomUUID().toString());
 	}
 
 	/**

@@ -1,6 +1,7 @@
 package dev.highload.profiles.auth;
 
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
@@ -85,7 +86,7 @@ public class PasswordHasher implements DisposableBean {
 		return await(submit(() -> this.verifyTime.recordCallable(() -> this.encoder.matches(password, encodedHash))));
 	}
 
-	private <T> Future<T> submit(java.util.concurrent.Callable<T> task) {
+	private <T> Future<T> submit(Callable<T> task) {
 		try {
 			return this.pool.submit(task);
 		}

@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -342,7 +343,7 @@ public final class EmbeddedCluster implements AutoCloseable {
 		return this.nodes.stream()
 			.filter((n) -> n != primary)
 			.map(PostgresNode::name)
-			.collect(java.util.stream.Collectors.joining(", ", "ANY 1 (", ")"));
+			.collect(Collectors.joining(", ", "ANY 1 (", ")"));
 	}
 
 	/**

@@ -6,6 +6,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -72,7 +73,7 @@ final class Failover {
 		boolean wasRunning = isAlive(old.lockFilePid());
 		// Fence first: from here on the old primary can never take writes again.
 		old.stopForeign(STOP_TIMEOUT, "the old primary, to fence it");
-		old.fence("Primary until a failover at " + java.time.Instant.now()
+		old.fence("Primary until a failover at " + Instant.now()
 				+ "; the next start of the cluster re-clones this node from the new primary.");
 		log.info("Failover: old primary {} {} and fenced", old.name(), wasRunning ? "stopped" : "was down");
 

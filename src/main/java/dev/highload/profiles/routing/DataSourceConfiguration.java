@@ -1,5 +1,7 @@
 package dev.highload.profiles.routing;
 
+import java.sql.Connection;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,7 +65,7 @@ class DataSourceConfiguration {
 				new SynchronousCommitCheck(writeDataSource, meterRegistry, properties.writeTimeout()));
 		// The pools' own defaults, so the proxy need not open a connection to learn them.
 		proxy.setDefaultAutoCommit(true);
-		proxy.setDefaultTransactionIsolation(java.sql.Connection.TRANSACTION_READ_COMMITTED);
+		proxy.setDefaultTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
 		if (!properties.readFromReplicas()) {
 			return proxy;
 		}

@@ -15,6 +15,7 @@ import java.util.Set;
 
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.stereotype.Component;
 
 /**
@@ -60,8 +61,7 @@ class NodesHealthIndicator extends AbstractHealthIndicator {
 			}
 			nodes.put(host, node);
 		}
-		builder.status((primaries == 1) ? org.springframework.boot.health.contributor.Status.UP
-				: org.springframework.boot.health.contributor.Status.DOWN);
+		builder.status((primaries == 1) ? Status.UP : Status.DOWN);
 		builder.withDetail("primaries", primaries).withDetail("nodes", nodes);
 	}
 

@@ -1,6 +1,7 @@
 package dev.highload.profiles.seed;
 
 import java.io.BufferedWriter;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -114,7 +115,7 @@ public class ProfileSeeder {
 					skipped += size;
 				}
 				else {
-					copy.copyIn(COPY, new java.io.ByteArrayInputStream(chunk.toByteArray()));
+					copy.copyIn(COPY, new ByteArrayInputStream(chunk.toByteArray()));
 					inserted += size;
 				}
 				done += size;

@@ -1,5 +1,7 @@
 package dev.highload.profiles.web;
 
+import java.net.URI;
+
 import io.swagger.v3.oas.annotations.Hidden;
 import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.http.HttpServletRequest;
@@ -30,7 +32,7 @@ class ProblemErrorController implements ErrorController {
 		ProblemDetail problem = ProblemDetail.forStatus(status);
 		Object uri = request.getAttribute(RequestDispatcher.ERROR_REQUEST_URI);
 		if (uri != null) {
-			problem.setInstance(java.net.URI.create(uri.toString()));
+			problem.setInstance(URI.create(uri.toString()));
 		}
 		if (request.getAttribute(RequestBodyLimitFilter.DETAIL_ATTRIBUTE) instanceof String detail) {
 			problem.setDetail(detail);

@@ -1,5 +1,7 @@
 package dev.highload.profiles.routing;
 
+import tools.jackson.databind.JsonNode;
+
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -17,6 +19,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.IntFunction;
+import java.util.function.Supplier;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.highload.profiles.ApiClient;
@@ -342,8 +345,7 @@ class NodeFaultsIntegrationTests {
 	}
 
 	/** Requests, 200 ms apart, until the condition holds. */
-	private static Load untilTrue(Duration timeout, java.util.function.Supplier<Result> request, Check condition)
-			throws Exception {
+	private static Load untilTrue(Duration timeout, Supplier<Result> request, Check condition) throws Exception {
 		List<Result> results = new ArrayList<>();
 		long deadline = System.nanoTime() + timeout.toNanos();
 		while (true) {
@@ -431,14 +433,14 @@ class NodeFaultsIntegrationTests {
 	 */
 	record Result(boolean write, int status, long millis, boolean retryAfter, String title) {
 
-		static Result of(boolean write, java.util.function.Supplier<ApiClient.Response> call) {
+		static Result of(boolean write, Supplier<ApiClient.Response> call) {
 			long start = System.nanoTime();
 			try {
 				ApiClient.Response response = call.get();
 				long millis = (System.nanoTime() - start) / 1_000_000;
 				String title = null;
 				if (response.status() != 200 && response.contentType().contains("json")) {
-					tools.jackson.databind.JsonNode node = response.json().get("title");
+					JsonNode node = response.json().get("title");
 					title = (node != null) ? node.asString() : null;
 				}
 				return new Result(write, response.status(), millis,

@@ -6,6 +6,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -152,7 +153,7 @@ class RoutingIntegrationTests {
 	}
 
 	private Map<String, Long> calls(String pattern) throws SQLException {
-		Map<String, Long> calls = new java.util.HashMap<>();
+		Map<String, Long> calls = new HashMap<>();
 		for (String node : List.of("primary", "replica1", "replica2")) {
 			try (Connection c = this.cluster.connectAsSuperuser(node, "profiles");
 					PreparedStatement s = c.prepareStatement(

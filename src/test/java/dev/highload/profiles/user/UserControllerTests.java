@@ -2,6 +2,7 @@ package dev.highload.profiles.user;
 
 import java.net.URI;
 import java.sql.SQLException;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -276,7 +277,7 @@ class UserControllerTests {
 	 * @return the body
 	 */
 	static String registration(String field, String json) {
-		java.util.Map<String, String> fields = new java.util.LinkedHashMap<>();
+		Map<String, String> fields = new LinkedHashMap<>();
 		fields.put("first_name", "\"Ivan\"");
 		fields.put("second_name", "\"Petrov\"");
 		fields.put("birthdate", "\"1990-01-01\"");
