@@ -79,10 +79,14 @@ class ComposeDeploymentIntegrationTests {
 			.withEnv("APP_PORT", "0")
 			.withEnv("MANAGEMENT_PORT", "0")
 			.withEnv("NETWORK_SUBNET", System.getProperty("it.compose.subnet", "172.28.201.0/24"))
-			.withExposedService("app", APP_PORT, Wait.forHealthcheck())
+			// A wait strategy's own limit is 60 s, whatever the compose timeout says: too
+			// short
+			// for the service's first start on a busy 2-core machine.
+			.withExposedService("app", APP_PORT, Wait.forHealthcheck().withStartupTimeout(Duration.ofMinutes(5)))
 			.withStartupTimeout(Duration.ofMinutes(15));
 		for (String node : NODES) {
-			compose.withExposedService(node, POSTGRES_PORT, Wait.forHealthcheck());
+			compose.withExposedService(node, POSTGRES_PORT,
+					Wait.forHealthcheck().withStartupTimeout(Duration.ofMinutes(5)));
 		}
 		compose.start();
 		api = new ApiClient(compose.getServiceHost("app", APP_PORT), compose.getServicePort("app", APP_PORT));
