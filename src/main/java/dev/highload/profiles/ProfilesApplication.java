@@ -29,8 +29,7 @@ public class ProfilesApplication {
 		SpringApplication application = new SpringApplication(ProfilesApplication.class);
 		if (Arrays.stream(args).anyMatch((arg) -> arg.startsWith("--app.seed.users"))) {
 			application.setWebApplicationType(WebApplicationType.NONE);
-			// Seeding beside a running service loads into its cluster and leaves it
-			// running.
+			// Beside a running service, seeding uses its cluster and leaves it up.
 			application.setDefaultProperties(Map.of("app.cluster.join-running", "true"));
 		}
 		application.run(args);

@@ -14,8 +14,8 @@ class TooManyAttemptsException extends ErrorResponseException {
 	}
 
 	/**
-	 * The same words whether the account or the address is blocked, and whether the id
-	 * exists.
+	 * The same words whether the account or the address is blocked, and whether or not
+	 * the id exists.
 	 */
 	static TooManyAttemptsException logins(long retryAfterSeconds) {
 		return new TooManyAttemptsException("Too many failed logins; retry after the time in Retry-After",

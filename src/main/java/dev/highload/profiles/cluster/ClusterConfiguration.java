@@ -40,8 +40,7 @@ class ClusterConfiguration {
 	}
 
 	/**
-	 * Makes every DataSource bean depend on the cluster, so no pool connects before it
-	 * runs.
+	 * Makes every DataSource bean depend on the cluster: no pool connects before it runs.
 	 */
 	static final class DataSourcesAfterCluster extends AbstractDependsOnBeanFactoryPostProcessor {
 

@@ -5,8 +5,7 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 
 /**
  * Turns a start refused because another process runs the cluster into Spring Boot's short
- * "APPLICATION FAILED TO START" report: who owns it and what to do, without a stack
- * trace.
+ * "APPLICATION FAILED TO START" report: who owns it and what to do, no stack trace.
  */
 class ClusterOwnedFailureAnalyzer extends AbstractFailureAnalyzer<ClusterOwnedException> {
 

@@ -265,8 +265,7 @@ public final class EmbeddedCluster implements AutoCloseable {
 			return;
 		}
 		try {
-			// The primary first: its shutdown checkpoint is streamed to replicas still
-			// running.
+			// The primary first: its shutdown checkpoint streams to the running replicas.
 			for (PostgresNode node : this.nodes) {
 				try {
 					node.stop(STOP_TIMEOUT);
@@ -417,8 +416,7 @@ public final class EmbeddedCluster implements AutoCloseable {
 		try (Connection c = primary.connect("postgres", "postgres", p.superuserPassword())) {
 			execute(c, "CREATE ROLE %I LOGIN PASSWORD %L", p.username(), p.password());
 			execute(c, "CREATE ROLE replicator LOGIN REPLICATION PASSWORD %L", p.replicationPassword());
-			// Health details and the routing tests read pg_stat_replication and
-			// pg_stat_statements.
+			// For pg_stat_replication and pg_stat_statements (health, routing tests).
 			execute(c, "GRANT pg_monitor TO %I", p.username());
 			execute(c, "CREATE DATABASE %I OWNER %I", p.database(), p.username());
 			try (Statement s = c.createStatement()) {

@@ -97,8 +97,7 @@ final class Failover {
 					+ " is fenced; unreachable: " + unreachable);
 		}
 		PostgresNode promoted = best.get().node();
-		// Rewritten before the promotion, so the first commit on it already waits for the
-		// right standbys.
+		// Before the promotion, so its first commit already waits for the right standbys.
 		this.cluster.configure(promoted, promoted);
 		String password = this.cluster.properties().superuserPassword();
 		try (Connection c = promoted.connect("postgres", "postgres", password); Statement s = c.createStatement()) {

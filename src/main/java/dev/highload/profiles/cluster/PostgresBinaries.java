@@ -33,8 +33,7 @@ final class PostgresBinaries {
 	private static final Logger log = LoggerFactory.getLogger(PostgresBinaries.class);
 
 	/**
-	 * A compile-time constant: reading it loads neither this class nor the unpacking
-	 * library.
+	 * A compile-time constant: reading it loads neither this class nor commons-compress.
 	 */
 	static final String ARCHIVE = "postgres-linux-x86_64.txz";
 

@@ -31,8 +31,7 @@ final class PostgresNode {
 	private static final Logger log = LoggerFactory.getLogger(PostgresNode.class);
 
 	/**
-	 * The per-node settings file, rewritten at every start and included by
-	 * postgresql.conf.
+	 * The per-node settings file that postgresql.conf includes, rewritten at every start.
 	 */
 	static final String NODE_CONF = "node.conf";
 

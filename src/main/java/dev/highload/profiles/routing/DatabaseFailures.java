@@ -41,8 +41,7 @@ public final class DatabaseFailures {
 
 	/**
 	 * Whether a failure is a broken connection or a server shutdown (08xxx, 57P0x),
-	 * rather than, say, a pool that has no connection: a read may then be repeated on a
-	 * fresh connection.
+	 * rather than a pool without a connection: a read may be repeated on a fresh one.
 	 */
 	public static boolean isBrokenConnection(Throwable ex) {
 		SQLException sql = firstSqlState(ex);
@@ -51,8 +50,7 @@ public final class DatabaseFailures {
 
 	/**
 	 * Whether a failed commit may still have been committed: the connection broke (class
-	 * 08 except 08003) or the server shut the session down (57P0x) while it was under
-	 * way.
+	 * 08 except 08003) or the server shut the session down (57P0x) during the commit.
 	 */
 	static boolean isOutcomeUnknown(SQLException ex) {
 		String state = ex.getSQLState();
@@ -60,8 +58,7 @@ public final class DatabaseFailures {
 	}
 
 	/**
-	 * The service's own exception for a database failure, or {@code ex} itself when it is
-	 * not one.
+	 * The service's own exception for a database failure, or {@code ex} itself if none.
 	 */
 	public static RuntimeException translate(RuntimeException ex) {
 		if (ex instanceof ErrorResponseException) {

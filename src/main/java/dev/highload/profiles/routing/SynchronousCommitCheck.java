@@ -158,8 +158,7 @@ class SynchronousCommitCheck extends DelegatingDataSource {
 				throw ex;
 			}
 			finally {
-				// Before the connection is used again: no cancel may reach a later
-				// statement.
+				// Before the connection is used again: no cancel may reach a later one.
 				deadline.clear();
 			}
 			SQLWarning warnings = this.target.getWarnings();
@@ -177,8 +176,7 @@ class SynchronousCommitCheck extends DelegatingDataSource {
 	/**
 	 * One commit's deadline: the cancel request when it passes, the abort of the
 	 * connection when the same time has passed again. Both run under a lock that
-	 * {@link #clear} takes too, so neither can reach the connection once the commit has
-	 * returned.
+	 * {@link #clear} takes too, so neither reaches the connection after the commit.
 	 */
 	private final class Deadline {
 

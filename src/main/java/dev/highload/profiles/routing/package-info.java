@@ -1,5 +1,4 @@
 /**
- * Read/write routing: a primary pool, a replica pool and the lazy proxy choosing between
- * them.
+ * Read/write routing: a primary pool, a replica pool and the lazy proxy that chooses.
  */
 package dev.highload.profiles.routing;

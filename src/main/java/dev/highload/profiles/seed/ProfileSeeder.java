@@ -31,8 +31,7 @@ import org.springframework.stereotype.Component;
  * own. A chunk whose first id is already present is skipped, so a run that was
  * interrupted can be repeated with the same seed and completes what is missing. All
  * seeded users share one password, hashed once. Finishes with VACUUM ANALYZE so that the
- * planner has statistics and the search's index-only scans see an up-to-date visibility
- * map.
+ * planner has statistics and the search's index-only scans see a current visibility map.
  */
 @Component
 public class ProfileSeeder {

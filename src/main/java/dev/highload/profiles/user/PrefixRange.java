@@ -5,8 +5,7 @@ import java.util.Optional;
 /**
  * A prefix as a half-open range of strings under the "C" collation (code-point order):
  * every string that starts with {@code from} is {@code >= from} and {@code < to}. No
- * character in the prefix is special, so {@code %}, {@code _} and {@code \} match
- * themselves.
+ * character in the prefix is special: {@code %}, {@code _} and {@code \} are literal.
  *
  * @param from the prefix itself
  * @param to the smallest string greater than every string with that prefix

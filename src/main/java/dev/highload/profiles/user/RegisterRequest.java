@@ -39,16 +39,14 @@ record RegisterRequest(
 
 	/**
 	 * {@link Names#NAME_PATTERN}, anchored: the validator matches whole strings, and so
-	 * must a reader of the OpenAPI document, where an unanchored pattern may match a
-	 * part.
+	 * must a reader of the OpenAPI document, where an unanchored one matches a part.
 	 */
 	static final String NAME = "^" + Names.NAME_PATTERN + "$";
 
 	static final String NAME_MESSAGE = "must be letters, optionally joined by single spaces, hyphens or apostrophes";
 
 	/**
-	 * Like a name, plus digits, dots and parentheses ("St. Petersburg", "Saint-Denis
-	 * (93)").
+	 * Like a name, plus digits, dots and parentheses, as in "Saint-Denis (93)".
 	 */
 	static final String CITY = "^[\\p{L}\\p{M}\\p{N}]+(?:[ '’.(),-]{1,2}[\\p{L}\\p{M}\\p{N}]+)*[.)]?$";
 

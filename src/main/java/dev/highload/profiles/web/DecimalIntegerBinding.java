@@ -11,8 +11,8 @@ import org.springframework.web.bind.annotation.InitBinder;
  * Integer parameters are read as decimal digits only, as the OpenAPI document's
  * {@code integer} means. Spring's default reads hexadecimal ({@code limit=0x10} was a
  * page of 16, {@code limit=#10} too) and a leading plus sign; such values are 400 like
- * any other malformed number. Overflow stays 400 (a number above {@code int} does not
- * bind).
+ * any other malformed number. Overflow stays 400: a number above {@code int} does not
+ * bind either.
  */
 @ControllerAdvice
 class DecimalIntegerBinding {

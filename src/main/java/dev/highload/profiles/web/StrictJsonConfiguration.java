@@ -35,8 +35,8 @@ import org.springframework.context.annotation.Configuration;
  * <li>a UUID is in canonical form only: Jackson also trims it and reads 24 characters of
  * Base64 as a UUID, another spelling of the same login id.</li>
  * </ul>
- * Such fields get 400 naming them like any other invalid value, as the OpenAPI document's
- * types promise.
+ * Such fields get 400 naming them, like any other invalid value, as the OpenAPI
+ * document's types promise.
  */
 @Configuration(proxyBeanMethods = false)
 class StrictJsonConfiguration {

@@ -28,8 +28,7 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestBodyAdviceAd
  * as other characters ({@code C0 80} as U+0000, a 500 from PostgreSQL; {@code C1 81} as
  * 'A', stored as if sent) and four-byte sequences above U+10FFFF. The problem names the
  * field whose value holds the first bad byte. Bodies are at most
- * {@code app.web.max-request-body} (16 KB by default), so reading them whole costs
- * little.
+ * {@code app.web.max-request-body} (16 KB by default): reading them whole is cheap.
  */
 @ControllerAdvice
 class Utf8RequestBodies extends RequestBodyAdviceAdapter {
