@@ -37,6 +37,19 @@ class ProductionJarIntegrationTests {
 	}
 
 	@Test
+	void bothJarsAreMadeFromThisBuildsClassesNotFromAnEarlierBootJar() throws IOException {
+		for (boolean local : new boolean[] { false, true }) {
+			try (JarFile file = new JarFile(jar(local).toFile())) {
+				List<String> names = file.stream().map(ZipEntry::getName).toList();
+				assertThat(names).as(jar(local) + " holds the application's classes")
+					.contains("BOOT-INF/classes/dev/highload/profiles/ProfilesApplication.class")
+					.as(jar(local) + " nests no boot jar of this project")
+					.noneMatch((name) -> name.startsWith("BOOT-INF/lib/user-profiles-"));
+			}
+		}
+	}
+
+	@Test
 	void theProductionJarAskedForTheEmbeddedClusterSaysWhatToDo() throws Exception {
 		Path java = Path.of(System.getProperty("java.home"), "bin", "java");
 		Path log = Files.createTempFile("production-jar", ".log");
