@@ -44,8 +44,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * Issue 5, "Node faults": one test per row, each against the running embedded cluster
  * with a bounded number of HTTP requests during the fault. Each prints its figures on a
- * line starting with {@code [fault-figures]} (docs/reliability.md records them). Every
- * test leaves the cluster as it found it: nodes resumed and started, both replicas
+ * line starting with {@code [fault-figures]} (docs/reports/reliability.md records them).
+ * Every test leaves the cluster as it found it: nodes resumed and started, both replicas
  * streaming as quorum standbys, the pools' connections to the faulted nodes replaced.
  */
 @IntegrationTest
