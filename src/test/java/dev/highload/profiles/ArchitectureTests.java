@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.data.repository.Repository;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Service;
 import org.springframework.web.bind.annotation.RestController;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
@@ -36,6 +37,43 @@ class ArchitectureTests {
 			.dependOnClassesThat()
 			.resideInAnyPackage("..profiles.user..", "..profiles.auth..", "..profiles.seed..", "..profiles.routing..",
 					"..profiles.cluster..")
+			.check(MAIN);
+	}
+
+	@Test
+	void theWebLayerReadsNoDatabaseFailure() {
+		// SQLStates and Spring's data-access exceptions are read once, in
+		// routing.DatabaseFailures; the web layer sees only what it made of them.
+		noClasses().that()
+			.resideInAPackage("..profiles.web..")
+			.should()
+			.dependOnClassesThat()
+			.resideInAnyPackage("java.sql..", "javax.sql..", "org.springframework.dao..",
+					"org.springframework.transaction..", "org.springframework.jdbc..", "jakarta.persistence..")
+			.check(MAIN);
+	}
+
+	@Test
+	void theFeaturesReachTheDatabaseOnlyThroughAService() {
+		// DatabaseFailureTranslation wraps @Service beans: a failure met anywhere else
+		// would reach the client as a 500 instead of a 503.
+		noClasses().that()
+			.resideInAnyPackage("..profiles.user..", "..profiles.auth..")
+			.and()
+			.areNotAnnotatedWith(Service.class)
+			.and()
+			.areNotAssignableTo(Repository.class)
+			.and()
+			.haveNameNotMatching(".*\\.ProfileQueries")
+			.should()
+			.dependOnClassesThat()
+			.areAssignableTo(Repository.class)
+			.orShould()
+			.dependOnClassesThat()
+			.haveSimpleName("ProfileQueries")
+			.orShould()
+			.dependOnClassesThat()
+			.resideInAnyPackage("java.sql..", "javax.sql..", "org.springframework.jdbc..")
 			.check(MAIN);
 	}
 

@@ -16,8 +16,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param loginFailuresPerAddress failed logins allowed from one client in a login window,
  * whatever the ids
  * @param loginWindow the login window
- * @param registrationsPerAddress registrations allowed from one client in a registration
- * window
+ * @param registrationsPerAddress registrations from one client in a registration window
  * @param registrationWindow the registration window
  * @param maxTracked the most accounts, and separately the most clients, whose counts are
  * kept; beyond that the least recently seen are forgotten, so memory stays bounded

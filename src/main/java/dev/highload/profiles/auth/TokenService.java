@@ -104,8 +104,7 @@ public class TokenService {
 	/**
 	 * @param authorization the Authorization header, possibly null
 	 * @return the id of the user the valid bearer token was issued to
-	 * @throws AuthenticationFailedException if the header is missing or the token is not
-	 * valid
+	 * @throws AuthenticationFailedException if the header is missing or the token invalid
 	 */
 	public UUID authenticate(String authorization) {
 		if (authorization == null || !authorization.regionMatches(true, 0, BEARER, 0, BEARER.length())) {

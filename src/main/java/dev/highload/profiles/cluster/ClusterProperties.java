@@ -11,8 +11,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * replicas started from the PostgreSQL binaries shipped on Maven Central.
  *
  * @param enabled start the embedded cluster (turn off to use an existing cluster)
- * @param baseDir where binaries, data directories and node logs live; persists across
- * restarts
+ * @param baseDir where binaries, data directories and node logs live, across restarts
  * @param primaryPort port of the node named {@code primary}
  * @param replica1Port port of the node named {@code replica1}
  * @param replica2Port port of the node named {@code replica2}

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -33,8 +34,7 @@ import org.slf4j.LoggerFactory;
  * whichever node has no standby.signal, so the roles survive a {@link Failover}; a node
  * that the failover fenced is re-cloned from the current primary at the next start and
  * rejoins as its standby. One cluster per base directory is shared by everything in the
- * JVM that {@link #acquire acquires} it, and stops when the last holder {@link #close
- * closes} it.
+ * JVM that {@link #acquire acquires} it, and stops when the last holder closes it.
  * <p>
  * One process owns a base directory's nodes ({@link ClusterOwnership}, an
  * operating-system lock that dies with its process). Only the owner starts, stops,
@@ -385,7 +385,7 @@ public final class EmbeddedCluster implements AutoCloseable {
 		PostgresNode primary = this.nodes.get(0);
 		primary.initdb(this.properties.superuserPassword());
 		Files.writeString(primary.dataDir().resolve("postgresql.conf"), ClusterSettings.postgresqlConf(this.properties),
-				java.nio.file.StandardOpenOption.APPEND);
+				StandardOpenOption.APPEND);
 		Files.writeString(primary.dataDir().resolve("pg_hba.conf"), ClusterSettings.pgHba());
 		configure(primary, primary);
 		// No standby exists yet: commits must not wait for one.

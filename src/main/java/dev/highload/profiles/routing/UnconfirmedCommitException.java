@@ -7,8 +7,9 @@ import java.sql.SQLWarning;
  * A commit that happened on the primary while no synchronous standby confirmed it (its
  * wait was cancelled): it may survive or be lost in a failover, so its outcome is
  * unknown. Also a commit cut off by a broken connection or a server shutdown, or one that
- * passed its deadline ({@code app.db.write-timeout}). SQLState 08007, "transaction
- * resolution unknown".
+ * passed its deadline ({@code app.db.write-timeout}).
+ * <p>
+ * SQLState 08007, "transaction resolution unknown".
  */
 public class UnconfirmedCommitException extends SQLException {
 

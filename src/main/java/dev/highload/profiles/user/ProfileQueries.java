@@ -19,8 +19,7 @@ import org.springframework.stereotype.Component;
  * The point read, the hottest statement of the service, in plain JDBC: one prepared
  * statement, mapped straight into the record. Through JPA the same read spent more time
  * in session, query-plan and result-assembly code than in the database (see
- * docs/reports/load-testing.md). It runs wherever the caller's transaction scope routes
- * it.
+ * docs/reports/load-testing.md). It runs where the caller's transaction scope routes it.
  * <p>
  * The id and the birthdate come back as PostgreSQL's text ({@code ::text}: the canonical
  * UUID and ISO date forms), which is what the JSON carries: parsing them into

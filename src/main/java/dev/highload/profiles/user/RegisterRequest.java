@@ -14,8 +14,7 @@ import jakarta.validation.constraints.Size;
  * The body of {@code POST /user/register}. Unknown fields are rejected by the JSON
  * reader, so nothing else can be assigned.
  *
- * @param firstName letters of any script, single spaces, hyphens or apostrophes between
- * them
+ * @param firstName letters of any script, with single spaces, hyphens or apostrophes
  * @param secondName same rules as the first name
  * @param birthdate in the past, not before 1900-01-01
  * @param biography optional free text

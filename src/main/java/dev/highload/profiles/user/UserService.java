@@ -26,8 +26,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * <p>
  * Point reads are read-your-writes: a replica that has not yet applied a just-committed
  * registration (possible under {@code ANY 1}, where only one replica must have applied
- * it) answers "not found", and the read is then repeated on the primary before anyone is
- * told 404.
+ * it) answers "not found", and the read is repeated on the primary before any 404.
  * <p>
  * A point read or a search that fails because its pooled connection is broken (the
  * replica went down or stopped answering: {@link DatabaseFailures#isBrokenConnection}) is
@@ -99,11 +98,9 @@ public class UserService implements CredentialStore {
 
 	/**
 	 * A point read. {@code SUPPORTS} with {@code readOnly}: no physical transaction (the
-	 * read is one statement), yet a read-only scope, which the routing sends to a
-	 * replica.
+	 * read is one statement), yet a read-only scope, which routing sends to a replica.
 	 * @param id a user id
-	 * @return the profile, from a replica or, if the replica has not seen it yet, the
-	 * primary
+	 * @return the profile, from a replica or, if the replica has not seen it, the primary
 	 * @throws UserNotFoundException if neither has it
 	 */
 	@Transactional(transactionManager = TRANSACTION_MANAGER, readOnly = true, propagation = Propagation.SUPPORTS)

@@ -10,8 +10,7 @@ import io.swagger.v3.oas.annotations.media.Schema;
  * are Spring's {@code ProblemDetail} with the properties {@code request_id} and, for
  * invalid input, {@code errors}.
  *
- * @param type a URI for the kind of problem; {@code about:blank} for all of this
- * service's
+ * @param type a URI for the kind of problem; {@code about:blank} for all of ours
  * @param title the status's short name or a short description of the kind of problem
  * @param status the HTTP status
  * @param detail what went wrong this time

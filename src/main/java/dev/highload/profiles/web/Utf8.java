@@ -35,8 +35,7 @@ final class Utf8 {
 	 * Percent-decodes one part of a query string as a servlet container does for
 	 * parameters ({@code +} is a space), then decodes the bytes strictly.
 	 * @param encoded the raw text between {@code &} and {@code =}
-	 * @return the text, or {@code null} if the bytes are not UTF-8 or a percent escape is
-	 * malformed
+	 * @return the text, or {@code null} for bytes that are not UTF-8 or a bad escape
 	 */
 	static String percentDecoded(String encoded) {
 		ByteArrayOutputStream bytes = new ByteArrayOutputStream(encoded.length());
