@@ -1,5 +1,7 @@
 package dev.highload.profiles.routing;
 
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 
 import java.time.Duration;
@@ -75,9 +77,14 @@ class DataSourceConfiguration {
 
 	static String jdbcUrl(List<String> hosts, String targetServerType, DatabaseProperties properties,
 			DatabaseProperties.Pool pool) {
-		return "jdbc:postgresql://" + String.join(",", hosts) + "/" + properties.database() + "?targetServerType="
+		String url = "jdbc:postgresql://" + String.join(",", hosts) + "/" + properties.database() + "?targetServerType="
 				+ targetServerType + "&connectTimeout=" + pool.connectTimeout().toSeconds() + "&socketTimeout="
-				+ pool.socketTimeout().toSeconds() + "&tcpKeepAlive=true&ApplicationName=user-profiles";
+				+ pool.socketTimeout().toSeconds() + "&ApplicationName=user-profiles";
+		if (properties.socketDirectory() == null) {
+			return url + "&tcpKeepAlive=true";
+		}
+		return url + "&socketFactory=" + UnixDomainSockets.class.getName() + "&socketFactoryArg="
+				+ URLEncoder.encode(properties.socketDirectory().toAbsolutePath().toString(), StandardCharsets.UTF_8);
 	}
 
 	/**
