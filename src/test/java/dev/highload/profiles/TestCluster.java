@@ -69,8 +69,7 @@ final class TestCluster {
 			}
 			ContainerCluster cluster = ContainerCluster.shared();
 			TestPropertyValues
-				.of("app.cluster.enabled=false", "app.db.socket-directory=",
-						"app.db.nodes=" + String.join(",", cluster.nodes()),
+				.of("app.cluster.enabled=false", "app.db.nodes=" + String.join(",", cluster.nodes()),
 						"app.db.replicas=" + String.join(",", cluster.replicas()),
 						"app.db.database=" + ContainerCluster.DATABASE, "app.db.username=" + ContainerCluster.USERNAME,
 						"app.db.password=" + ContainerCluster.APP_PASSWORD)

@@ -41,7 +41,6 @@ final class ClusterSettings {
 	static String pgHba() {
 		return """
 				# TYPE  DATABASE     USER        ADDRESS        METHOD
-				local   all          all                        scram-sha-256
 				host    all          all         127.0.0.1/32   scram-sha-256
 				host    all          all         ::1/128        scram-sha-256
 				host    replication  replicator  127.0.0.1/32   scram-sha-256

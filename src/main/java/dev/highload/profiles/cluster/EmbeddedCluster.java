@@ -2,7 +2,6 @@ package dev.highload.profiles.cluster;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -306,22 +305,7 @@ public final class EmbeddedCluster implements AutoCloseable {
 	}
 
 	/**
-	 * Where the nodes put their Unix-domain sockets, for the service's pools
-	 * ({@code app.db.socket-directory}, set by {@link ClusterSocketDirectory}): beside
-	 * the data directories.
-	 * @param baseDir the cluster's base directory
-	 * @return the directory, or null when its socket paths would pass the system's limit
-	 * of 107 bytes (a deep base directory): the nodes then listen on TCP alone
-	 */
-	static Path socketDirectory(Path baseDir) {
-		Path sockets = baseDir.toAbsolutePath().normalize().resolve("cluster").resolve("sockets");
-		int longest = sockets.resolve(".s.PGSQL.65535").toString().getBytes(StandardCharsets.UTF_8).length;
-		return (longest <= 107) ? sockets : null;
-	}
-
-	/**
-	 * Rewrites every node's node.conf: its port, its socket directory, and for standbys
-	 * where to stream from; and its pg_hba.conf.
+	 * Rewrites every node's node.conf: its port, and for standbys where to stream from.
 	 */
 	private void configure(PostgresNode primary) throws IOException {
 		for (PostgresNode node : this.nodes) {
@@ -333,14 +317,6 @@ public final class EmbeddedCluster implements AutoCloseable {
 		Map<String, String> settings = new LinkedHashMap<>();
 		settings.put("port", Integer.toString(node.port()));
 		settings.put("cluster_name", node.name());
-		Path sockets = socketDirectory(this.properties.baseDir());
-		if (sockets != null) {
-			Files.createDirectories(sockets);
-		}
-		settings.put("unix_socket_directories", (sockets != null) ? sockets.toString() : "");
-		// Rewritten at every start, so that a cluster made before the sockets accepts
-		// them.
-		Files.writeString(node.dataDir().resolve("pg_hba.conf"), ClusterSettings.pgHba());
 		if (node == primary) {
 			settings.put("synchronous_standby_names", synchronousStandbyNames(primary));
 		}

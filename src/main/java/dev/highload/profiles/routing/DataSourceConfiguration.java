@@ -1,7 +1,5 @@
 package dev.highload.profiles.routing;
 
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 
 import java.time.Duration;
@@ -77,14 +75,9 @@ class DataSourceConfiguration {
 
 	static String jdbcUrl(List<String> hosts, String targetServerType, DatabaseProperties properties,
 			DatabaseProperties.Pool pool) {
-		String url = "jdbc:postgresql://" + String.join(",", hosts) + "/" + properties.database() + "?targetServerType="
+		return "jdbc:postgresql://" + String.join(",", hosts) + "/" + properties.database() + "?targetServerType="
 				+ targetServerType + "&connectTimeout=" + pool.connectTimeout().toSeconds() + "&socketTimeout="
-				+ pool.socketTimeout().toSeconds() + "&ApplicationName=user-profiles";
-		if (properties.socketDirectory() == null) {
-			return url + "&tcpKeepAlive=true";
-		}
-		return url + "&socketFactory=" + UnixDomainSockets.class.getName() + "&socketFactoryArg="
-				+ URLEncoder.encode(properties.socketDirectory().toAbsolutePath().toString(), StandardCharsets.UTF_8);
+				+ pool.socketTimeout().toSeconds() + "&tcpKeepAlive=true&ApplicationName=user-profiles";
 	}
 
 	/**

@@ -1,6 +1,5 @@
 package dev.highload.profiles.routing;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
@@ -26,11 +25,6 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param readPool the replicas' pool; {@code application.yml} gives it a 2 s socket
  * timeout, so that a read on a replica that answers nothing fails over quickly, and a 60
  * s max lifetime, so that reads return to a replica that was down and came back
- * @param socketDirectory when set, both pools reach every node through its Unix-domain
- * socket in this directory ({@code .s.PGSQL.<port>}, the port of its {@code host:port})
- * instead of TCP: for nodes on the service's own machine, where a round trip costs less
- * CPU than over loopback TCP ({@link UnixDomainSockets}). The embedded cluster sets it;
- * empty means TCP
  */
 @ConfigurationProperties("app.db")
 public record DatabaseProperties(@DefaultValue( {
@@ -38,15 +32,7 @@ public record DatabaseProperties(@DefaultValue( {
 		@DefaultValue({ "127.0.0.1:15433", "127.0.0.1:15434" }) List<String> replicas,
 		@DefaultValue("profiles") String database, @DefaultValue("profiles") String username,
 		@DefaultValue("profiles") String password, @DefaultValue("true") boolean readFromReplicas,
-		@DefaultValue("5s") Duration writeTimeout, @DefaultValue Pool writePool, @DefaultValue Pool readPool,
-		Path socketDirectory){
-
-	public DatabaseProperties {
-		// An empty setting (APP_DB_SOCKETDIRECTORY=) turns the sockets off: TCP.
-		if (socketDirectory != null && socketDirectory.toString().isEmpty()) {
-			socketDirectory = null;
-		}
-	}
+		@DefaultValue("5s") Duration writeTimeout, @DefaultValue Pool writePool, @DefaultValue Pool readPool){
 
 	/**
 	 * One HikariCP pool.

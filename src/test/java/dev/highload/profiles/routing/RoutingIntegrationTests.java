@@ -23,7 +23,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -54,9 +53,6 @@ class RoutingIntegrationTests {
 
 	@Autowired
 	MeterRegistry meterRegistry;
-
-	@Value("${app.db.socket-directory:}")
-	String socketDirectory;
 
 	ApiClient api;
 
@@ -149,27 +145,6 @@ class RoutingIntegrationTests {
 		assertThat(setting("primary", "fsync")).isEqualTo("on");
 		for (String replica : REPLICAS) {
 			assertThat(setting(replica, "transaction_read_only")).isEqualTo("on");
-		}
-	}
-
-	/**
-	 * On the embedded cluster the pools reach every node through its Unix-domain socket
-	 * (pg_stat_activity shows no client address); on the Testcontainers cluster, over
-	 * TCP.
-	 */
-	@Test
-	void thePoolsUseUnixSocketsOnTheEmbeddedClusterOnly() throws Exception {
-		this.api.register("Socket", "Reader", "secret-password");
-		for (int i = 0; i < 20; i++) {
-			this.api.get("/user/" + UUID.randomUUID());
-		}
-		boolean embedded = !this.socketDirectory.isEmpty();
-		for (String node : List.of("primary", "replica1", "replica2")) {
-			String transports = this.cluster.queryValue(node, "postgres",
-					"SELECT string_agg(DISTINCT CASE WHEN client_addr IS NULL THEN 'unix' ELSE 'tcp' END, ',') "
-							+ "FROM pg_stat_activity WHERE application_name = 'user-profiles'");
-			assertThat(transports).as("transports of the service's connections to " + node)
-				.isEqualTo(embedded ? "unix" : "tcp");
 		}
 	}
 
