@@ -15,10 +15,8 @@ control last to read the distance to the JVM's fastest server).
 With --syscalls, `perf stat` counts the server's system calls and context switches during
 each measured window (tracepoint counting in the kernel; it adds a little to sys time).
 
-The machine is calibrated in the same run: pgbench's built-in point select (-S, prepared,
-4 clients on each replica, 10 s, TPS summed) on a table set of its own in schema
-"calibration" (created on the primary the first time: DROP SCHEMA calibration CASCADE
-removes it).
+The machine is calibrated in the same run by bench/calibrate.sh, as bench/load-test.sh does
+it: pgbench's built-in point select on both replicas, TPS summed.
 
   bench/cpu-per-request.py service=8080 spring-jdbc=18090 vertx-pg=18091
   bench/cpu-per-request.py --rounds 5 --seconds 20 --warm-up 90 service=8080 vertx-pg=18091
@@ -95,34 +93,21 @@ def postgres_cpu(masters):
     return total
 
 
-def machine_busy_seconds():
+def machine_seconds():
+    """Busy and steal seconds of the whole machine, apart, as the load-test monitor counts them:
+    busy is user, nice, system, irq and softirq; steal is time the hypervisor gave to others."""
     with open("/proc/stat") as f:
         fields = [int(x) for x in f.readline().split()[1:]]
-    idle = fields[3] + fields[4]
-    return (sum(fields[:8]) - idle) / TICK
+    return (fields[0] + fields[1] + fields[2] + fields[5] + fields[6]) / TICK, fields[7] / TICK
 
 
 def calibrate():
-    env = dict(os.environ, PGPASSWORD=os.environ.get("PGPASSWORD", "profiles"),
-               PGOPTIONS="-c search_path=calibration")
-    conn = ["-h", "127.0.0.1", "-U", "profiles"]
-    exists = subprocess.run(["psql", *conn, "-p", "15432", "-d", "profiles", "-Atc",
-                             "SELECT to_regclass('calibration.pgbench_accounts') IS NOT NULL"],
-                            env=env, capture_output=True, text=True).stdout.strip()
-    if exists != "t":
-        subprocess.run(["psql", *conn, "-p", "15432", "-d", "profiles", "-qc", "CREATE SCHEMA IF NOT EXISTS calibration"],
-                       env=env, check=True)
-        subprocess.run(["pgbench", *conn, "-p", "15432", "-i", "-s", "1", "-q", "profiles"], env=env, check=True,
-                       capture_output=True)
-        time.sleep(2)
-    runs = [subprocess.Popen(["pgbench", *conn, "-p", port, "-n", "-S", "-M", "prepared", "-c", "4", "-j", "1",
-                              "-T", "10", "profiles"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                             text=True) for port in ("15433", "15434")]
-    tps = 0.0
-    for run in runs:
-        out = run.communicate()[0]
-        tps += float(re.search(r"^tps = ([\d.]+)", out, re.M).group(1))
-    return tps
+    """The machine's speed, by bench/calibrate.sh (as bench/load-test.sh takes it)."""
+    out = subprocess.run(["bash", os.path.join(ROOT, "bench", "calibrate.sh")], capture_output=True, text=True,
+                         cwd=ROOT)
+    if out.returncode != 0:
+        sys.exit("calibration failed: " + out.stderr.strip())
+    return float(out.stdout)
 
 
 def wrk(port, seconds):
@@ -144,12 +129,12 @@ def measure(name, port, seconds, pg_pids, syscalls):
     pid = pid_listening_on(port)
     perf = perf_counts(pid, seconds) if syscalls else None
     user0, sys0 = cpu_seconds(pid)
-    ctx0, pg0, machine0 = context_switches(pid), postgres_cpu(pg_pids), machine_busy_seconds()
+    ctx0, pg0, (machine0, steal0) = context_switches(pid), postgres_cpu(pg_pids), machine_seconds()
     children0 = os.times()
     requests, errors, p99 = wrk(port, seconds)
     children1 = os.times()
     user1, sys1 = cpu_seconds(pid)
-    ctx1, pg1, machine1 = context_switches(pid), postgres_cpu(pg_pids), machine_busy_seconds()
+    ctx1, pg1, (machine1, steal1) = context_switches(pid), postgres_cpu(pg_pids), machine_seconds()
     per = 1e6 / requests
     row = {
         "target": name,
@@ -164,6 +149,7 @@ def measure(name, port, seconds, pg_pids, syscalls):
         "wrk µs/req": (children1.children_user + children1.children_system - children0.children_user
                        - children0.children_system) * per,
         "machine µs/req": (machine1 - machine0) * per,
+        "steal µs/req": (steal1 - steal0) * per,
     }
     if perf:
         counts = {}

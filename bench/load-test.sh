@@ -70,29 +70,6 @@ stop_service() {
 }
 trap stop_service EXIT
 
-# The machine's own speed, measured between the service's start and its warm-up: pgbench's
-# select-only script (one primary-key lookup per transaction, prepared) on a scale-1 table
-# set in the schema "calibration", 4 clients on each replica for 15 s, TPS summed.
-calibrate() {
-  export PGPASSWORD=${PGPASSWORD:-profiles}
-  local conn=(-h 127.0.0.1 -U "${PGUSER:-profiles}")
-  local db=${PGDATABASE:-profiles}
-  if [ "$(psql "${conn[@]}" -p 15432 -d "$db" -Atc "SELECT to_regclass('calibration.pgbench_accounts') IS NOT NULL")" != t ]; then
-    psql "${conn[@]}" -p 15432 -d "$db" -qc "CREATE SCHEMA IF NOT EXISTS calibration" >&2 || return 1
-    PGOPTIONS="-c search_path=calibration" pgbench "${conn[@]}" -p 15432 -i -s 1 -q "$db" >&2 2>/dev/null || return 1
-    sleep 2
-  fi
-  local a b
-  a=$(mktemp) b=$(mktemp)
-  PGOPTIONS="-c search_path=calibration" pgbench "${conn[@]}" -p 15433 -n -S -M prepared -c 4 -j 1 -T 15 "$db" > "$a" 2>&1 &
-  PGOPTIONS="-c search_path=calibration" pgbench "${conn[@]}" -p 15434 -n -S -M prepared -c 4 -j 1 -T 15 "$db" > "$b" 2>&1
-  wait
-  awk '/^tps = / {sum += $3; n++} END {if (n == 2) printf "%.0f", sum; else exit 1}' "$a" "$b"
-  local rc=$?
-  rm -f "$a" "$b"
-  return $rc
-}
-
 # JIT warm-up, not measured: point reads over 16 keep-alive connections in 20 s rounds until
 # a round gains less than 5 % on the one before (at least 3 rounds, at most WARMUP_MAX
 # seconds, default 300). A fixed 30 s was enough on a fast machine; on a slow one the JIT
@@ -138,7 +115,7 @@ for profile in "${profiles[@]}"; do
       sleep 1
     done
     started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-    calibration=$(calibrate) || { echo "calibration failed" >&2; calibration=; }
+    calibration=$(bash bench/calibrate.sh) || { echo "calibration failed" >&2; calibration=; }
     echo "calibration: pgbench point select $calibration TPS"
     warm_up "$out/run-$n-warm-up.txt"
     JAVA_HOME=${GATLING_JAVA_HOME:-${JAVA_HOME:-}} ./mvnw -B -ntp gatling:test -Dspring-javaformat.validate.skip=true \

@@ -66,8 +66,9 @@ public final class VertxPgControl extends VerticleBase {
 
 	public static void main(String[] args) {
 		int port = Integer.parseInt(env("PORT", "18091"));
-		List<SqlConnectOptions> replicas = replicas(env("REPLICAS", "127.0.0.1:15433,127.0.0.1:15434"),
-				env("PGDATABASE", "profiles"), env("PGUSER", "profiles"), env("PGPASSWORD", "profiles"));
+		String replicaList = env("REPLICAS", "127.0.0.1:15433,127.0.0.1:15434");
+		List<SqlConnectOptions> replicas = replicas(replicaList, env("PGDATABASE", "profiles"),
+				env("PGUSER", "profiles"), env("PGPASSWORD", "profiles"));
 		int eventLoops = Runtime.getRuntime().availableProcessors();
 
 		Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(eventLoops));
@@ -75,7 +76,7 @@ public final class VertxPgControl extends VerticleBase {
 		// connections over them) and owns a pool on its own loop, so nothing is shared.
 		vertx.deployVerticle(() -> new VertxPgControl(port, replicas), new DeploymentOptions().setInstances(eventLoops))
 			.onSuccess((id) -> System.out.printf("vertx-pg-control listening on port %d, %d event loops, replicas %s%n",
-					port, eventLoops, env("REPLICAS", "127.0.0.1:15433,127.0.0.1:15434")))
+					port, eventLoops, replicaList))
 			.onFailure((ex) -> {
 				// Typically the port is taken: exit non-zero rather than linger without a server.
 				System.err.println("vertx-pg-control failed to start: " + ex);
