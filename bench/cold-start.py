@@ -28,12 +28,23 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from typing import NamedTuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 cpr = __import__("cpu-per-request")
 
 ROOT = cpr.ROOT
 ZERO = "00000000-0000-0000-0000-000000000000"
+
+
+class Window(NamedTuple):
+    """One window of load on a new JVM: requests answered, the server's CPU seconds, errors."""
+    requests: int
+    cpu: float
+    errors: int
+
+    def micros_per_request(self):
+        return self.cpu * 1e6 / max(self.requests, 1)
 
 
 def answers(port):
@@ -62,10 +73,9 @@ def run_once(command, port, windows, seconds, log):
         user, system = cpr.cpu_seconds(server.pid)
         row = {"ready s": ready, "start CPU s": user + system, "windows": []}
         for _ in range(windows):
-            u0, s0 = cpr.cpu_seconds(server.pid)
+            before = sum(cpr.cpu_seconds(server.pid))
             requests, errors, _ = cpr.wrk(port, seconds)
-            u1, s1 = cpr.cpu_seconds(server.pid)
-            row["windows"].append((requests / seconds, (u1 - u0 + s1 - s0) * 1e6 / max(requests, 1), errors))
+            row["windows"].append(Window(requests, sum(cpr.cpu_seconds(server.pid)) - before, errors))
         return row
     finally:
         server.send_signal(signal.SIGTERM)
@@ -74,10 +84,6 @@ def run_once(command, port, windows, seconds, log):
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
-
-
-def spread(values, digits=1):
-    return f"{statistics.median(values):.{digits}f} [{min(values):.{digits}f}–{max(values):.{digits}f}]"
 
 
 def main():
@@ -89,22 +95,20 @@ def main():
     parser.add_argument("--port", type=int, default=18280, help="the service's port (management: port + 1)")
     parser.add_argument("--log", default=os.path.join(ROOT, "target", "cold-start.log"))
     args = parser.parse_args()
-    for tool in ["wrk"]:
-        if not cpr.shutil.which(tool):
-            sys.exit(f"{tool} is missing (Debian: apt-get install wrk)")
+    if not cpr.shutil.which("wrk"):
+        sys.exit("wrk is missing (Debian: apt-get install wrk)")
     if answers(args.port):
         sys.exit(f"something already answers on port {args.port}")
-    variants = [(v.split("=", 1)[0], v.split("=", 1)[1]) for v in args.variants]
+    variants = cpr.named(args.variants)
     rows = {name: [] for name, _ in variants}
     os.makedirs(os.path.dirname(args.log), exist_ok=True)
     with open(args.log, "w") as log:
         for r in range(args.runs):
-            order = variants[r % len(variants):] + variants[:r % len(variants)]
-            for name, command in order:
+            for name, command in cpr.rotated(variants, r):
                 row = run_once(command, args.port, args.windows, args.seconds, log)
                 rows[name].append(row)
                 print(f"run {r + 1} {name}: ready {row['ready s']:.1f} s, start CPU {row['start CPU s']:.1f} s, "
-                      "µs/req " + " ".join(f"{w[1]:.0f}" for w in row["windows"]), file=sys.stderr)
+                      "µs/req " + " ".join(f"{w.micros_per_request():.0f}" for w in row["windows"]), file=sys.stderr)
     print(f"{args.runs} runs per variant, each started cold, then {args.windows} windows of {args.seconds} s of "
           "wrk -t2 -c16 keep-alive; median [min–max]\n")
     print("| variant | ready s | start CPU s | " + " | ".join(
@@ -112,15 +116,13 @@ def main():
     print("|---" * (args.windows + 5) + "|")
     for name, _ in variants:
         runs = rows[name]
-        cells = [spread([run["ready s"] for run in runs]), spread([run["start CPU s"] for run in runs])]
+        cells = [cpr.spread([run["ready s"] for run in runs]), cpr.spread([run["start CPU s"] for run in runs])]
         for i in range(args.windows):
-            cells.append(f"{statistics.median(run['windows'][i][1] for run in runs):.0f}")
-        totals = []
-        for run in runs:
-            requests = sum(w[0] * args.seconds for w in run["windows"])
-            totals.append(sum(w[1] * w[0] * args.seconds for w in run["windows"]) / requests)
-        cells.append(spread(totals))
-        cells.append(str(sum(w[2] for run in runs for w in run["windows"])))
+            cells.append(f"{statistics.median(run['windows'][i].micros_per_request() for run in runs):.0f}")
+        whole = [Window(sum(w.requests for w in run["windows"]), sum(w.cpu for w in run["windows"]), 0)
+                 for run in runs]
+        cells.append(cpr.spread([w.micros_per_request() for w in whole]))
+        cells.append(str(sum(w.errors for run in runs for w in run["windows"])))
         print(f"| {name} | " + " | ".join(cells) + " |")
     print("\nCells of the windows: the server's CPU µs per request in that window (median of the runs); "
           "'all': over the whole loaded time.")

@@ -162,6 +162,27 @@ def measure(name, port, seconds, pg_pids, syscalls):
     return row
 
 
+def spread(values, digits=1):
+    """A table cell: the median of the values with their min-max."""
+    return f"{statistics.median(values):.{digits}f} [{min(values):.{digits}f}–{max(values):.{digits}f}]"
+
+
+def rotated(items, round_index):
+    """The items in the order of one round: each round starts one further along, because the
+    VM's speed drifts within minutes."""
+    shift = round_index % len(items)
+    return items[shift:] + items[:shift]
+
+
+def named(arguments):
+    """NAME=VALUE arguments as (name, value) pairs."""
+    pairs = [argument.partition("=") for argument in arguments]
+    for argument, (name, sep, value) in zip(arguments, pairs):
+        if not (name and sep and value):
+            sys.exit(f"expected NAME=VALUE, got {argument!r}")
+    return [(name, value) for name, _, value in pairs]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("targets", nargs="+", metavar="NAME=PORT")
@@ -174,7 +195,7 @@ def main():
     for tool in ["wrk", "ss"] + ([] if args.no_calibration else ["pgbench", "psql"]) + (["perf"] if args.syscalls else []):
         if not shutil.which(tool):
             sys.exit(f"{tool} is missing (Debian: apt-get install wrk postgresql-client iproute2 linux-perf)")
-    targets = [(t.split("=", 1)[0], int(t.split("=", 1)[1])) for t in args.targets]
+    targets = [(name, int(port)) for name, port in named(args.targets)]
     pg_pids = postmasters(os.path.join(ROOT, ".data", "cluster"))
     calibration = None if args.no_calibration else calibrate()
     for name, port in targets:
@@ -183,8 +204,7 @@ def main():
             wrk(port, args.warm_up)
     rows = {name: [] for name, _ in targets}
     for r in range(args.rounds):
-        order = targets[r % len(targets):] + targets[:r % len(targets)]
-        for name, port in order:
+        for name, port in rotated(targets, r):
             row = measure(name, port, args.seconds, pg_pids, args.syscalls)
             rows[name].append(row)
             print(f"round {r + 1} " + ", ".join(f"{k} {v:.1f}" if isinstance(v, float) else f"{k} {v}"
@@ -200,8 +220,7 @@ def main():
         cells = []
         for k in keys:
             values = [r[k] for r in rows[name]]
-            median = statistics.median(values)
-            cells.append(f"{median:.1f} [{min(values):.1f}–{max(values):.1f}]" if k != "errors" else str(sum(values)))
+            cells.append(spread(values) if k != "errors" else str(sum(values)))
         ratio = statistics.median(r["server µs/req"] for r in rows[name]) / last
         print(f"| {name} | " + " | ".join(cells) + f" | {ratio:.2f} |")
 
