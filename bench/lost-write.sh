@@ -18,7 +18,7 @@
 # docker-compose.ha.yml, the leader's container killed, Patroni fails over by itself, the old
 # leader's container started again must rejoin), then the partition test (the new leader cut off
 # from etcd and its peers, still reachable by the service: nothing acknowledged lost, never two
-# writable nodes, rejoin once healed; CI skips it), then the asynchronous control; same needs.
+# writable nodes, rejoin once healed), then the asynchronous control; same needs.
 # Its reports: target/patroni-failover/.
 #
 # ACKNOWLEDGED (default 10000) writes are acknowledged across the run, half of them before
@@ -29,7 +29,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 test=LostWriteIntegrationTests
-extra=()
 reports=(target/lost-write/sync-report.txt target/lost-write/async-report.txt)
 if [ "${1:-}" = --compose ]; then
   shift
@@ -38,7 +37,6 @@ if [ "${1:-}" = --compose ]; then
 elif [ "${1:-}" = --patroni ]; then
   shift
   test=PatroniFailoverIntegrationTests
-  extra=(-Dit.ha.partition=true)
   reports=(target/patroni-failover/sync-report.txt target/patroni-failover/sync-rejoin.txt
     target/patroni-failover/partition/sync-report.txt target/patroni-failover/partition/timeline.txt
     target/patroni-failover/async-report.txt)
@@ -56,6 +54,6 @@ fi
 rm -rf target/lost-write target/compose-failover target/patroni-failover
 ./mvnw -B -ntp verify -Dtest=NoSuchTest -Dsurefire.failIfNoSpecifiedTests=false \
   -Dit.test="$test" -Dlost-write.acknowledged="$acknowledged" -Dlost-write.writers="$writers" \
-  -Dlost-write.stall-ms="$stall_ms" "${extra[@]}"
+  -Dlost-write.stall-ms="$stall_ms"
 echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 cat "${reports[@]}"

@@ -15,7 +15,7 @@
 #
 # Usage, with the compose options of your `up` (project, env files), never -f:
 #   bash docker/failover.sh [compose options]
-#   bash docker/failover.sh --env-file .env --env-file docker/local-images.env
+#   bash docker/failover.sh --env-file docker/local-images.env
 #
 # The new roles go into an override file (FAILOVER_FILE, default docker-compose.failover.yml
 # next to docker-compose.yml, ignored by git). From then on pass it to every compose command:
@@ -124,8 +124,8 @@ log "$chosen is the primary; commits wait until $other streams from it"
 		    entrypoint: ["bash", "/db/scripts/replica.sh"]
 		    environment:
 		      REPLICA_NAME: $n
-		      PRIMARY_HOST: $upstream
-		      REPLICATION_PASSWORD: \${REPLICATION_PASSWORD:?set in .env}
+		      PRIMARY_HOST: db-$upstream
+		      REPLICATION_PASSWORD_FILE: /run/secrets/replication-password
 		YAML
 	done
 } >"$override.new"

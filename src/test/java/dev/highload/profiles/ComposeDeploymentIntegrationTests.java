@@ -1,21 +1,11 @@
 package dev.highload.profiles;
 
-import java.io.File;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
@@ -26,37 +16,25 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
-import org.testcontainers.DockerClientFactory;
-import org.testcontainers.containers.ComposeContainer;
-import org.testcontainers.containers.ContainerState;
-import org.testcontainers.containers.wait.strategy.Wait;
-import org.testcontainers.junit.jupiter.Testcontainers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * docker-compose.yml as a user runs it, through Testcontainers' compose support (the
- * local {@code docker compose} CLI, Compose v2): builds the service's image from the
- * Dockerfile, starts everything with the committed .env, waits for every healthcheck,
- * then checks what the deployment promises. Skipped, with Testcontainers' message, where
- * no Docker engine runs; the machine this project is developed on has none, so this test
- * has not run there.
+ * docker-compose.yml as a user runs it, through the {@code docker compose} CLI: secrets
+ * made by docker/secrets.sh, the service's image built from the Dockerfile, everything
+ * started and every healthcheck waited for; then what the deployment promises is checked,
+ * the database through psql in the nodes' containers (the superuser is refused over TCP).
  * <p>
- * The service's host port is left to Docker ({@code APP_PORT=0}) and the network gets a
- * subnet of its own ({@code -Dit.compose.subnet}, default 172.28.201.0/24), so the test
- * can run beside a {@code docker compose up} of the same file. The nodes are reached
- * through Testcontainers' ambassador container, which joins the compose network and so
- * passes pg_hba.conf.
+ * The host ports are left to Docker ({@code APP_PORT=0}) and the networks get subnets of
+ * their own ({@code -Dit.compose.subnet}, {@code -Dit.compose.db-subnet}; defaults
+ * 172.28.201.0/24 and 172.28.211.0/24), so the test can run beside a
+ * {@code docker compose up} of the same file.
  */
-@Testcontainers(disabledWithoutDocker = true)
+@RequiresDocker
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(value = 20, unit = TimeUnit.MINUTES)
 class ComposeDeploymentIntegrationTests {
-
-	private static final int APP_PORT = 8080;
-
-	private static final int POSTGRES_PORT = 5432;
 
 	private static final List<String> NODES = List.of("primary", "replica1", "replica2");
 
@@ -65,37 +43,32 @@ class ComposeDeploymentIntegrationTests {
 	/** The point read, the credential read and the search all read from users. */
 	private static final String SELECTS = "%from users%";
 
-	private static ComposeContainer compose;
+	private static final Path WORK = Path.of("target/compose-deployment").toAbsolutePath();
 
-	private static String superuserPassword;
+	private static final ComposeProject COMPOSE = new ComposeProject("profiles-compose-it",
+			List.of(Path.of("docker-compose.yml")),
+			Map.of("APP_PORT", "0", "MANAGEMENT_PORT", "0", "NETWORK_SUBNET",
+					System.getProperty("it.compose.subnet", "172.28.201.0/24"), "DB_NETWORK_SUBNET",
+					System.getProperty("it.compose.db-subnet", "172.28.211.0/24"), "SECRETS_DIR",
+					WORK.resolve("secrets").toString()));
+
+	private static boolean started;
 
 	private static ApiClient api;
 
 	@BeforeAll
-	static void up() throws IOException {
-		superuserPassword = setting("POSTGRES_PASSWORD");
-		compose = new ComposeContainer(new File("docker-compose.yml")).withBuild(true)
-			.withRemoveImages(ComposeContainer.RemoveImages.LOCAL)
-			.withEnv("APP_PORT", "0")
-			.withEnv("MANAGEMENT_PORT", "0")
-			.withEnv("NETWORK_SUBNET", System.getProperty("it.compose.subnet", "172.28.201.0/24"))
-			// A wait strategy's own limit is 60 s, whatever the compose timeout says: too
-			// short
-			// for the service's first start on a busy 2-core machine.
-			.withExposedService("app", APP_PORT, Wait.forHealthcheck().withStartupTimeout(Duration.ofMinutes(5)))
-			.withStartupTimeout(Duration.ofMinutes(15));
-		for (String node : NODES) {
-			compose.withExposedService(node, POSTGRES_PORT,
-					Wait.forHealthcheck().withStartupTimeout(Duration.ofMinutes(5)));
-		}
-		compose.start();
-		api = new ApiClient(compose.getServiceHost("app", APP_PORT), compose.getServicePort("app", APP_PORT));
+	static void up() throws Exception {
+		COMPOSE.upAnew(Duration.ofMinutes(15), WORK);
+		started = true;
+		var address = COMPOSE.address("app", 8080);
+		api = new ApiClient(address.getHost(), address.getPort());
 	}
 
 	@AfterAll
-	static void down() {
-		if (compose != null) {
-			compose.stop();
+	static void down() throws Exception {
+		if (started) {
+			// The service's image is this project's own: removed with it.
+			COMPOSE.compose(Duration.ofMinutes(5), "down", "-v", "--remove-orphans", "--rmi", "local");
 		}
 	}
 
@@ -134,16 +107,13 @@ class ComposeDeploymentIntegrationTests {
 
 	@Test
 	@Order(3)
-	void bothReplicasStreamAsQuorumStandbys() throws SQLException {
-		List<String> rows = new ArrayList<>();
-		try (Connection c = connect("primary", "postgres");
-				Statement s = c.createStatement();
-				ResultSet rs = s.executeQuery("SELECT application_name, state, sync_state FROM pg_stat_replication "
-						+ "ORDER BY application_name")) {
-			while (rs.next()) {
-				rows.add(rs.getString(1) + " " + rs.getString(2) + " " + rs.getString(3));
-			}
-		}
+	void bothReplicasStreamAsQuorumStandbys() throws Exception {
+		List<String> rows = COMPOSE
+			.psql("primary", "postgres",
+					"SELECT application_name || ' ' || state || ' ' || sync_state FROM pg_stat_replication "
+							+ "ORDER BY application_name")
+			.lines()
+			.toList();
 		assertThat(rows).containsExactly("replica1 streaming quorum", "replica2 streaming quorum");
 		assertThat(query("primary", "SELECT current_setting('synchronous_standby_names')"))
 			.isEqualTo("ANY 1 (replica1, replica2)");
@@ -154,9 +124,8 @@ class ComposeDeploymentIntegrationTests {
 	@Order(4)
 	void readsAndWritesGoOnWhenAReplicaStops() throws Exception {
 		UUID id = api.register("Before", "Stop", "secret-password");
-		ContainerState replica2 = compose.getContainerByServiceName("replica2")
-			.orElseThrow(() -> new AssertionError("no replica2 container"));
-		DockerClientFactory.instance().client().stopContainerCmd(replica2.getContainerId()).exec();
+		ComposeProject.Result stop = COMPOSE.compose(Duration.ofMinutes(2), "stop", "replica2");
+		assertThat(stop.exitCode()).as(stop.output()).isZero();
 
 		// Connections to the stopped replica fail and are evicted; then every read must
 		// succeed on the other replica, or on the primary as a last resort.
@@ -181,18 +150,59 @@ class ComposeDeploymentIntegrationTests {
 			.isEqualTo(200);
 	}
 
-	private static Map<String, Long> calls(String pattern) throws SQLException {
+	@Test
+	@Order(5)
+	void tokensSignedWithAPublishedKeyAreRefused() throws Exception {
+		ForgedTokens.assertPublishedKeysRefused(api, COMPOSE.secret("token-keys"));
+	}
+
+	/**
+	 * pg_hba.conf as init-primary.sh writes it, tried from a standby's container, which
+	 * is on both networks: the superuser is refused over TCP from either, replication
+	 * from the app network, and the service's runtime role reaches its database from the
+	 * app network only.
+	 */
+	@Test
+	@Order(6)
+	void eachRoleIsAcceptedOnlyFromWhereItIsNeeded() throws Exception {
+		String primaryApp = address("primary", "default");
+		String primaryDb = address("primary", "db");
+		String superuser = COMPOSE.secret("postgres-password");
+		String replication = COMPOSE.secret("replication-password");
+		String runtime = COMPOSE.secret("app-db-password");
+		assertThat(connect(primaryApp, "postgres", superuser, "dbname=postgres")).contains("no pg_hba.conf entry");
+		assertThat(connect(primaryDb, "postgres", superuser, "dbname=postgres")).contains("no pg_hba.conf entry");
+		assertThat(connect(primaryApp, "replicator", replication, "replication=true")).contains("no pg_hba.conf entry");
+		assertThat(connect(primaryDb, "replicator", replication, "replication=true")).isEqualTo("ok");
+		assertThat(connect(primaryApp, "profiles", runtime, "dbname=profiles")).isEqualTo("ok");
+		assertThat(connect(primaryDb, "profiles", runtime, "dbname=profiles")).contains("no pg_hba.conf entry");
+	}
+
+	/** One connection attempt from replica1's container: "ok", or psql's error. */
+	private static String connect(String host, String user, String password, String options) throws Exception {
+		ComposeProject.Result result = COMPOSE.compose(Duration.ofSeconds(60), "exec", "-T", "-e",
+				"PGPASSWORD=" + password, "replica1", "psql", "-XAtq",
+				"host=" + host + " user=" + user + " connect_timeout=5 " + options, "-c",
+				options.startsWith("replication") ? "IDENTIFY_SYSTEM" : "SELECT 1");
+		return result.exitCode() == 0 ? "ok" : result.output();
+	}
+
+	/** A container's address on one of the project's networks. */
+	private static String address(String service, String network) throws Exception {
+		String container = COMPOSE.compose(Duration.ofSeconds(30), "ps", "-q", service).stdout().strip();
+		ComposeProject.Result inspect = COMPOSE.run(Duration.ofSeconds(30),
+				List.of("docker", "inspect", "-f",
+						"{{(index .NetworkSettings.Networks \"" + COMPOSE.name() + "_" + network + "\").IPAddress}}",
+						container));
+		assertThat(inspect.exitCode()).as(inspect.output()).isZero();
+		return inspect.stdout().strip();
+	}
+
+	private static Map<String, Long> calls(String pattern) throws Exception {
 		Map<String, Long> calls = new HashMap<>();
 		for (String node : NODES) {
-			try (Connection c = connect(node, "profiles");
-					PreparedStatement s = c.prepareStatement(
-							"SELECT coalesce(sum(calls), 0) FROM pg_stat_statements WHERE query ILIKE ?")) {
-				s.setString(1, pattern);
-				try (ResultSet rs = s.executeQuery()) {
-					rs.next();
-					calls.put(node, rs.getLong(1));
-				}
-			}
+			calls.put(node, Long.parseLong(COMPOSE.psql(node, "profiles",
+					"SELECT coalesce(sum(calls), 0) FROM pg_stat_statements WHERE query ILIKE '" + pattern + "'")));
 		}
 		return calls;
 	}
@@ -201,43 +211,13 @@ class ComposeDeploymentIntegrationTests {
 		String lsn = query("primary", "SELECT pg_current_wal_lsn()::text");
 		for (String replica : REPLICAS) {
 			await(replica + " catching up").atMost(Duration.ofSeconds(30))
-				.pollInterval(Duration.ofMillis(20))
+				.pollInterval(Duration.ofMillis(200))
 				.until(() -> query(replica, "SELECT pg_last_wal_replay_lsn() >= '" + lsn + "'::pg_lsn"), "t"::equals);
 		}
 	}
 
-	private static String query(String node, String sql) throws SQLException {
-		try (Connection c = connect(node, "postgres");
-				Statement s = c.createStatement();
-				ResultSet rs = s.executeQuery(sql)) {
-			rs.next();
-			return rs.getString(1);
-		}
-	}
-
-	private static Connection connect(String node, String database) throws SQLException {
-		Properties properties = new Properties();
-		properties.setProperty("user", "postgres");
-		properties.setProperty("password", superuserPassword);
-		properties.setProperty("connectTimeout", "5");
-		properties.setProperty("socketTimeout", "60");
-		String address = compose.getServiceHost(node, POSTGRES_PORT) + ":"
-				+ compose.getServicePort(node, POSTGRES_PORT);
-		return DriverManager.getConnection("jdbc:postgresql://" + address + "/" + database, properties);
-	}
-
-	/** A variable as docker compose resolves it: the environment first, then .env. */
-	private static String setting(String name) throws IOException {
-		String value = System.getenv(name);
-		if (value != null) {
-			return value;
-		}
-		for (String line : Files.readAllLines(Path.of(".env"))) {
-			if (line.startsWith(name + "=")) {
-				return line.substring(name.length() + 1).trim();
-			}
-		}
-		throw new IllegalStateException(name + " is set neither in the environment nor in .env");
+	private static String query(String node, String sql) throws Exception {
+		return COMPOSE.psql(node, "postgres", sql);
 	}
 
 }

@@ -12,7 +12,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.testcontainers.junit.jupiter.Testcontainers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -27,12 +26,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * It drives the {@code docker compose} CLI itself (a project of its own, ports chosen by
  * Docker, a subnet of its own: {@code -Dit.compose.failover-subnet}, default
  * 172.28.202.0/24), since the failover re-creates containers under compose's control.
- * Skipped, with Testcontainers' message, where no Docker engine runs, and with a message
- * of its own where the engine has no {@code docker compose}. CI runs it small;
+ * Needs Docker ({@link RequiresDocker}). CI runs it small;
  * {@code -Dlost-write.acknowledged} and {@code -Dlost-write.writers} set the size, as for
  * {@link LostWriteIntegrationTests}.
  */
-@Testcontainers(disabledWithoutDocker = true)
+@RequiresDocker
 @Timeout(value = 30, unit = TimeUnit.MINUTES)
 class ComposeFailoverIntegrationTests {
 
@@ -58,8 +56,10 @@ class ComposeFailoverIntegrationTests {
 	private static final ComposeProject PROJECT_CLI = new ComposeProject(PROJECT,
 			List.of(Path.of("docker-compose.yml"), OVERRIDE),
 			Map.of("APP_PORT", "0", "MANAGEMENT_PORT", "0", "NETWORK_SUBNET",
-					System.getProperty("it.compose.failover-subnet", "172.28.202.0/24"), "FAILOVER_FILE",
-					OVERRIDE.toString(), "REGISTRATIONS_PER_ADDRESS", "0"));
+					System.getProperty("it.compose.failover-subnet", "172.28.202.0/24"), "DB_NETWORK_SUBNET",
+					System.getProperty("it.compose.failover-db-subnet", "172.28.212.0/24"), "FAILOVER_FILE",
+					OVERRIDE.toString(), "REGISTRATIONS_PER_ADDRESS", "0", "SECRETS_DIR",
+					WORK.resolve("secrets").toString()));
 
 	private static boolean started;
 

@@ -13,7 +13,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * A compose project driven through the {@code docker compose} CLI, for the tests that
@@ -28,7 +27,12 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 record ComposeProject(String name, List<Path> files, Map<String, String> environment) {
 
-	/** Whether this machine has Compose v2; the tests skip where it has not. */
+	/** A secret docker/secrets.sh made for this project. */
+	String secret(String name) throws IOException {
+		return Files.readString(Path.of(this.environment.get("SECRETS_DIR"), name), StandardCharsets.UTF_8).strip();
+	}
+
+	/** Whether this machine has Compose v2 ({@link RequiresDocker} asks). */
 	static boolean available() throws IOException, InterruptedException {
 		return run(Duration.ofSeconds(30), List.of("docker", "compose", "version"), Map.of()).exitCode() == 0;
 	}
@@ -47,12 +51,16 @@ record ComposeProject(String name, List<Path> files, Map<String, String> environ
 	/**
 	 * Starts the project from nothing, building its images and waiting for every
 	 * healthcheck: first removes whatever an interrupted run left behind, and removes
-	 * what it started if that fails. Skips the test where this machine has no Compose v2.
+	 * what it started if that fails. Its secrets are made by docker/secrets.sh in the
+	 * {@code SECRETS_DIR} of its environment, which must be set.
 	 * @param work the test's own directory, created
 	 */
 	void upAnew(Duration timeout, Path work) throws IOException, InterruptedException {
-		assumeTrue(available(), "docker compose (Compose v2) is not installed; docker/local-images.sh installs it");
 		Files.createDirectories(work);
+		String secrets = this.environment.get("SECRETS_DIR");
+		assertThat(secrets).as("SECRETS_DIR of compose project " + this.name).isNotNull();
+		Result made = run(Duration.ofSeconds(60), List.of("bash", "docker/secrets.sh", secrets));
+		assertThat(made.exitCode()).as("docker/secrets.sh:\n" + made.output()).isZero();
 		compose(Duration.ofMinutes(5), "down", "-v", "--remove-orphans");
 		Result up = compose(timeout, "up", "--build", "-d", "--wait");
 		if (up.exitCode() != 0) {
@@ -123,7 +131,7 @@ record ComposeProject(String name, List<Path> files, Map<String, String> environ
 		return rows;
 	}
 
-	private static Result run(Duration timeout, List<String> command, Map<String, String> environment)
+	static Result run(Duration timeout, List<String> command, Map<String, String> environment)
 			throws IOException, InterruptedException {
 		ProcessBuilder builder = new ProcessBuilder(command);
 		builder.environment().putAll(environment);

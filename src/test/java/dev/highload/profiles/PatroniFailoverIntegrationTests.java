@@ -19,10 +19,8 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
-import org.testcontainers.junit.jupiter.Testcontainers;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -36,13 +34,17 @@ import static org.awaitility.Awaitility.await;
  * Patroni's synchronous mode off and must lose writes, so that the check is shown to be
  * live.
  * <p>
- * A compose project of its own (ports chosen by Docker, subnets {@code -Dit.ha.db-subnet}
- * and {@code -Dit.ha.app-subnet}, default 172.29.200.0/24 and 172.29.201.0/24). Skipped
- * where no Docker engine runs or it has no Compose v2. CI runs it small;
+ * The deployment's locks are checked too: from a service container neither Patroni's REST
+ * API nor etcd can be used, and clients behind HAProxy are limited each on its own.
+ * <p>
+ * A compose project of its own (ports chosen by Docker, subnets
+ * {@code -Dit.ha.db-subnet}, {@code -Dit.ha.app-subnet} and {@code -Dit.ha.edge-subnet},
+ * default 172.29.200.0/24, 172.29.201.0/24 and 172.29.202.0/24, HAProxy at
+ * {@code -Dit.ha.lb-address}). Needs Docker ({@link RequiresDocker}). CI runs it small;
  * {@code -Dlost-write.acknowledged} and {@code -Dlost-write.writers} set the size, as for
  * {@link ComposeFailoverIntegrationTests}. Reports go to target/patroni-failover/.
  */
-@Testcontainers(disabledWithoutDocker = true)
+@RequiresDocker
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(value = 40, unit = TimeUnit.MINUTES)
 class PatroniFailoverIntegrationTests {
@@ -62,10 +64,17 @@ class PatroniFailoverIntegrationTests {
 	private static final ComposeProject HA = new ComposeProject("profiles-ha-it",
 			List.of(Path.of("docker-compose.ha.yml")),
 			Map.of("APP_PORT", "0", "HA_DB_SUBNET", System.getProperty("it.ha.db-subnet", "172.29.200.0/24"),
-					"HA_APP_SUBNET", System.getProperty("it.ha.app-subnet", "172.29.201.0/24"),
+					"HA_APP_SUBNET", System.getProperty("it.ha.app-subnet", "172.29.201.0/24"), "HA_EDGE_SUBNET",
+					System.getProperty("it.ha.edge-subnet", "172.29.202.0/24"), "HA_LB_ADDRESS",
+					System.getProperty("it.ha.lb-address", "172.29.202.250"), "SECRETS_DIR",
+					WORK.resolve("secrets").toString(),
 					// Every writer reaches the service through Docker's proxy, from one
-					// address.
-					"REGISTRATIONS_PER_ADDRESS", "0"));
+					// address: neither the service nor HAProxy may limit them.
+					"REGISTRATIONS_PER_ADDRESS", "0", "LB_REGISTRATIONS_PER_MINUTE", "1000000",
+					// Above the service's 50 failed logins per address, so that one
+					// client's
+					// failures reach both limits: the service's, then HAProxy's.
+					"LB_LOGINS_PER_MINUTE", "100"));
 
 	private static boolean started;
 
@@ -82,6 +91,130 @@ class PatroniFailoverIntegrationTests {
 			// The service's and Patroni's images are this project's own: removed with it.
 			HA.compose(Duration.ofMinutes(5), "down", "-v", "--remove-orphans", "--rmi", "local");
 		}
+	}
+
+	/**
+	 * A service container, which reaches the nodes' PostgreSQL port, tries what an
+	 * intruder in it would: Patroni's {@code PATCH /config} (turning synchronous
+	 * replication off) and a write to etcd, by name and by address on the db network.
+	 * Both fail. The control: the same requests from a node, on the db network, are
+	 * refused without credentials (Patroni 401, etcd without a user) and Patroni's is
+	 * accepted with them.
+	 */
+	@Test
+	@Order(-2)
+	void aServiceContainerCannotUsePatroniOrEtcd() throws Exception {
+		String pg1 = networkAddress("pg1", "db");
+		String etcd1 = networkAddress("etcd1", "db");
+		String patch = "PATCH /config {\"synchronous_mode\":false}";
+		String put = "POST /v3/kv/put {\"key\":\"L3NlcnZpY2Uv\",\"value\":\"eA==\"}";
+		for (String target : List.of("pg1 8008 " + patch, pg1 + " 8008 " + patch, "etcd1 2379 " + put,
+				etcd1 + " 2379 " + put)) {
+			assertThat(http("app1", target, "")).as("from app1: " + target).isEqualTo("unreachable");
+		}
+		assertThat(http("pg2", "pg1-db 8008 " + patch, "")).as("pg2 without credentials")
+			.matches("HTTP/1\\.[01] 401.*");
+		assertThat(http("pg2", etcd1 + " 2379 " + put, "")).as("pg2 to etcd without a user")
+			.matches("HTTP/1\\.[01] [45]\\d\\d.*");
+		String credentials = java.util.Base64.getEncoder()
+			.encodeToString(("patroni:" + HA.secret("patroni-restapi-password")).getBytes());
+		assertThat(http("pg2", "pg1-db 8008 PATCH /config {}", credentials)).as("pg2 with the REST API's password")
+			.matches("HTTP/1\\.[01] 200.*");
+	}
+
+	/**
+	 * Two clients, each in a container of its own on the edge network (two addresses, as
+	 * two users on the internet): the first fails 200 logins in a row, the second then
+	 * logs in. The first is stopped by the service's per-address limit (which sees it
+	 * through HAProxy's X-Forwarded-For) and then by HAProxy's stick table; the second by
+	 * neither. Were the forwarded address not trusted, the service would count both
+	 * clients as HAProxy and refuse the second.
+	 */
+	@Test
+	@Order(-1)
+	void failedLoginsOfOneClientDoNotStopAnother() throws Exception {
+		String script = """
+				import json, sys, urllib.request, urllib.error, uuid
+				def call(path, body):
+				    request = urllib.request.Request("http://lb:8080" + path, json.dumps(body).encode(),
+				        {"Content-Type": "application/json"})
+				    try:
+				        with urllib.request.urlopen(request, timeout=30) as response:
+				            return response.status, response.read().decode()
+				    except urllib.error.HTTPError as error:
+				        return error.code, error.read().decode()
+				status, body = call("/user/register", {"first_name": "Client", "second_name": sys.argv[1],
+				    "birthdate": "1990-01-01", "biography": "Rate limits", "city": "Here", "password": "secret-password"})
+				user = json.loads(body)["user_id"]
+				counts = {}
+				for _ in range(int(sys.argv[2])):
+				    status, body = call("/login", {"id": str(uuid.uuid4()), "password": "wrong-password"})
+				    key = "lb429" if status == 429 and "from this address; retry later" in body else str(status)
+				    counts[key] = counts.get(key, 0) + 1
+				status, body = call("/login", {"id": user, "password": "secret-password"})
+				counts["own"] = status
+				print(json.dumps(counts))
+				""";
+		JsonNode first = json.readTree(client(script, "First", 200));
+		assertThat(first.get("401").asInt()).as("first: " + first).isPositive();
+		assertThat(first.get("429").asInt()).as("first, refused by the service: " + first).isPositive();
+		assertThat(first.get("lb429").asInt()).as("first, refused by HAProxy: " + first).isPositive();
+		JsonNode second = json.readTree(client(script, "Second", 0));
+		assertThat(second.get("own").asInt()).as("second client's own login: " + second).isEqualTo(200);
+	}
+
+	@Test
+	@Order(0)
+	void tokensSignedWithAPublishedKeyAreRefused() throws Exception {
+		URI lb = HA.address("lb", 8080);
+		ForgedTokens.assertPublishedKeysRefused(new ApiClient(lb.getHost(), lb.getPort()), HA.secret("token-keys"));
+	}
+
+	/**
+	 * One HTTP/1.0 request with bash's /dev/tcp from inside a service's container: its
+	 * status line, or "unreachable" when no connection can be made within 5 s.
+	 * @param target "host port METHOD /path body"
+	 * @param basic Basic credentials, or empty
+	 */
+	private static String http(String service, String target, String basic) throws Exception {
+		String[] parts = target.split(" ", 5);
+		String script = """
+				timeout 5 bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$1" "$2" 2>/dev/null || { echo unreachable; exit 0; }
+				exec 3<>"/dev/tcp/$1/$2" 2>/dev/null || { echo unreachable; exit 0; }
+				auth=""; [ -n "$6" ] && auth="Authorization: Basic $6"$'\\r\\n'
+				printf '%s %s HTTP/1.0\\r\\nHost: %s\\r\\nContent-Type: application/json\\r\\n%sContent-Length: %d\\r\\n\\r\\n%s' \
+					"$3" "$4" "$1" "$auth" "${#5}" "$5" >&3
+				timeout 10 head -n 1 <&3 | tr -d '\\r'
+				""";
+		ComposeProject.Result result = HA.compose(Duration.ofSeconds(60), "exec", "-T", service, "timeout", "20",
+				"bash", "-c", script, "http", parts[0], parts[1], parts[2], parts[3], parts[4], basic);
+		assertThat(result.exitCode()).as(result.output()).isZero();
+		return result.stdout().strip();
+	}
+
+	/** A container's address on one of the project's networks. */
+	private static String networkAddress(String service, String network) throws Exception {
+		String container = HA.compose(Duration.ofSeconds(30), "ps", "-q", service).stdout().strip();
+		ComposeProject.Result inspect = HA.run(Duration.ofSeconds(30), List.of("docker", "inspect", "-f",
+				"{{(index .NetworkSettings.Networks \"" + HA.name() + "_" + network + "\").IPAddress}}", container));
+		assertThat(inspect.exitCode()).as(inspect.output()).isZero();
+		return inspect.stdout().strip();
+	}
+
+	/**
+	 * Runs a Python script in a container of its own on the edge network, from Patroni's
+	 * image (it has Python 3); its standard output.
+	 */
+	private static String client(String script, String name, int failures) throws Exception {
+		String container = HA.compose(Duration.ofSeconds(30), "ps", "-q", "pg1").stdout().strip();
+		String image = HA
+			.run(Duration.ofSeconds(30), List.of("docker", "inspect", "-f", "{{.Config.Image}}", container))
+			.stdout()
+			.strip();
+		ComposeProject.Result result = HA.run(Duration.ofMinutes(5), List.of("docker", "run", "--rm", "--network",
+				HA.name() + "_edge", "--entrypoint", "python3", image, "-c", script, name, Integer.toString(failures)));
+		assertThat(result.exitCode()).as(result.output()).isZero();
+		return result.stdout().strip();
 	}
 
 	@Test
@@ -115,8 +248,6 @@ class PatroniFailoverIntegrationTests {
 	@Test
 	@Order(2)
 	void partitionedLeaderAcknowledgesNothingOnceAnotherTookOverAndRejoins() throws Exception {
-		assumeTrue(Boolean.getBoolean("it.ha.partition"),
-				"the partition test runs on request: -Dit.ha.partition=true (bench/lost-write.sh --patroni)");
 		String oldLeader = leader(NODES);
 		// The check counts every row without its own marker as unexpected: start empty.
 		HA.psql(oldLeader, "profiles", "TRUNCATE users CASCADE");
@@ -420,7 +551,7 @@ class PatroniFailoverIntegrationTests {
 
 	private static ComposeProject.Result patronictlResult(String node, String... arguments) throws Exception {
 		List<String> command = new ArrayList<>(
-				List.of("exec", "-T", node, "patronictl", "-c", "/etc/patroni/patroni.yml"));
+				List.of("exec", "-T", node, "patronictl", "-c", "/var/lib/postgresql/patroni.yml"));
 		command.addAll(List.of(arguments));
 		return HA.compose(Duration.ofSeconds(30), command.toArray(String[]::new));
 	}
