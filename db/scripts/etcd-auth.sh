@@ -13,12 +13,14 @@ root_password=$(cat "${ROOT_PASSWORD_FILE:?}")
 patroni_password=$(cat "${PATRONI_PASSWORD_FILE:?}")
 as_root=(etcdctl --user "root:$root_password")
 
-if etcdctl auth status 2>/dev/null | grep -q 'Authentication Status: true'; then
+# With auth on, only an authenticated client may ask; with it off, a user cannot authenticate.
+if "${as_root[@]}" auth status 2>/dev/null | grep -q 'Authentication Status: true'; then
 	"${as_root[@]}" user get patroni >/dev/null
 	echo "etcd-auth: authentication is on; root and patroni exist"
 	exit 0
 fi
 etcdctl user get root >/dev/null 2>&1 || etcdctl user add root --interactive=false --new-user-password="$root_password" >/dev/null
+etcdctl user grant-role root root >/dev/null 2>&1 || true
 etcdctl role get patroni >/dev/null 2>&1 || etcdctl role add patroni >/dev/null
 etcdctl role grant-permission patroni --prefix=true readwrite /service/ >/dev/null
 etcdctl user get patroni >/dev/null 2>&1 || etcdctl user add patroni --interactive=false --new-user-password="$patroni_password" >/dev/null

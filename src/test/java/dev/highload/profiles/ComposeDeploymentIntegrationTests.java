@@ -156,6 +156,16 @@ class ComposeDeploymentIntegrationTests {
 		ForgedTokens.assertPublishedKeysRefused(api, COMPOSE.secret("token-keys"));
 	}
 
+	@Test
+	@Order(7)
+	void healthShowsTheStatusAlone() throws Exception {
+		var management = COMPOSE.address("app", 8081);
+		ApiClient.Response health = new ApiClient(management.getHost(), management.getPort()).get("/actuator/health");
+		assertThat(health.status()).isEqualTo(200);
+		assertThat(health.json().get("status").asString()).isEqualTo("UP");
+		assertThat(health.json().has("components")).as(health.body()).isFalse();
+	}
+
 	/**
 	 * pg_hba.conf as init-primary.sh writes it, tried from a standby's container, which
 	 * is on both networks: the superuser is refused over TCP from either, replication
