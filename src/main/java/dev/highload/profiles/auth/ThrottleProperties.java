@@ -35,10 +35,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * failures; each further failure doubles it
  * @param maxAccountDelay the longest wait between two attempts on one account. 30 s keeps
  * guessing slow (at this cap an account takes at most about 2 guesses a minute, besides
- * the free failures of each window, from all clients together) while the owner, who only
- * has to wait for Retry-After, is never kept out longer than that by someone who knows
- * only the id; a longer cap would slow guessing further and hand that someone a longer
- * lockout
+ * the free failures of each window, from all clients together) while the owner, who waits
+ * as Retry-After says, waits at most that long after someone else's failures; a longer
+ * cap would slow guessing further but turn the delay back into a short lockout that
+ * anyone who knows the id could impose
  * @param registrationsPerAddress registrations from one client in a registration window
  * @param registrationWindow the registration window
  * @param maxTracked the most accounts, and separately the most clients, whose counts are
