@@ -42,10 +42,10 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Hostile input end to end: login brute force per account and per client address, tokens
- * an attacker could forge, and the malformed requests fuzzing found. The throttled
- * requests come from loopback addresses of their own (127.0.0.x), one per test, so they
- * neither trip nor depend on the limits of the other tests' 127.0.0.1.
+ * Hostile input end to end: login brute force per account (growing delays) and per client
+ * address, tokens an attacker could forge, and the malformed requests fuzzing found. The
+ * throttled requests come from loopback addresses of their own (127.0.0.x), one per test,
+ * so they neither trip nor depend on the limits of the other tests' 127.0.0.1.
  */
 @IntegrationTest
 class AbuseIntegrationTests {
@@ -81,26 +81,39 @@ class AbuseIntegrationTests {
 		this.window = this.throttle.loginWindow();
 		assertThat(this.perAccount).as("the test profile's limits").isBetween(2, 20);
 		assertThat(this.perAddress).isBetween(this.perAccount + 1, 50);
+		assertThat(this.throttle.accountDelay()).as("what the test waits").isEqualTo(Duration.ofSeconds(1));
+		assertThat(this.throttle.maxAccountDelay()).isGreaterThanOrEqualTo(Duration.ofSeconds(2));
 	}
 
 	@Test
-	void failedLoginsForOneAccountEndIn429UntilTheWindowEndsWithoutHashing() {
+	void pastItsFreeFailuresAnAccountWaitsADoublingDelayWithoutHashingAndIsNotLockedOut() throws Exception {
 		UUID id = this.api.register(ApiClient.uniqueName(), ApiClient.uniqueName(), "secret-password");
 		RawClient client = new RawClient("127.0.0.11", this.port);
 		for (int i = 0; i < this.perAccount; i++) {
 			assertThat(client.login(id, "wrong-password").status()).as("failure %d", i + 1).isEqualTo(401);
 		}
 		double hashes = completedHashes();
-		ApiClient.Response blocked = client.login(id, "wrong-password");
-		assertThat(blocked.status()).isEqualTo(429);
-		UserApiIntegrationTests.assertProblem(blocked);
-		assertThat(retryAfter(blocked)).isBetween(1L, this.window.toSeconds());
-		// Locked means locked: the right password waits too, and nothing is hashed.
+		ApiClient.Response refused = client.login(id, "wrong-password");
+		assertThat(refused.status()).isEqualTo(429);
+		UserApiIntegrationTests.assertProblem(refused);
+		assertThat(retryAfter(refused)).isEqualTo(1);
+		// The right password waits too (a delay a correct guess could skip would confirm
+		// the guess), and nothing is hashed.
 		assertThat(client.login(id, "secret-password").status()).isEqualTo(429);
 		assertThat(completedHashes()).isEqualTo(hashes);
 		// Another account from the same client is not affected.
 		UUID other = this.api.register(ApiClient.uniqueName(), ApiClient.uniqueName(), "secret-password");
 		assertThat(client.login(other, "secret-password").status()).isEqualTo(200);
+		// Once the delay has passed an attempt goes through, and the next waits twice as
+		// long.
+		Thread.sleep(retryAfter(refused) * 1000);
+		assertThat(client.login(id, "wrong-password").status()).isEqualTo(401);
+		ApiClient.Response longer = client.login(id, "wrong-password");
+		assertThat(longer.status()).isEqualTo(429);
+		assertThat(retryAfter(longer)).isEqualTo(2);
+		// The owner, who waits as told, gets in: the failures were no lockout.
+		Thread.sleep(retryAfter(longer) * 1000);
+		assertThat(client.login(id, "secret-password").status()).isEqualTo(200);
 	}
 
 	@Test

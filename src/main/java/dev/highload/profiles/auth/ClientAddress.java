@@ -5,10 +5,13 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 
 /**
- * The key by which a client is throttled: the address the connection comes from (the
- * socket's peer, never a header the client can write). An IPv6 address is cut to its /64
- * network, which one client usually holds whole, so that it cannot step around the limit
- * by changing the low bits.
+ * The key by which a client is throttled: {@code HttpServletRequest.getRemoteAddr()}, the
+ * address the connection comes from, never a header the client can write. Only Tomcat's
+ * {@code RemoteIpValve} may replace it with a forwarded address, and only for connections
+ * from the proxy that {@code server.tomcat.remoteip.internal-proxies} names (off by
+ * default; {@link ThrottleProperties}). An IPv6 address is cut to its /64 network, which
+ * one client usually holds whole, so that it cannot step around the limit by changing the
+ * low bits.
  */
 final class ClientAddress {
 
@@ -16,7 +19,7 @@ final class ClientAddress {
 	}
 
 	/**
-	 * @param remoteAddress the socket's peer address as text
+	 * @param remoteAddress the client's address as text ({@code getRemoteAddr()})
 	 * @return the throttling key
 	 */
 	static String key(String remoteAddress) {

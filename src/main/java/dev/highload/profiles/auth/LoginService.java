@@ -37,8 +37,8 @@ class LoginService {
 	 * @param remoteAddress the client's address, for throttling
 	 * @return a token for the user
 	 * @throws AuthenticationFailedException 401 for an unknown id or a wrong password
-	 * @throws TooManyAttemptsException 429 when the account or the client has failed too
-	 * often; the password is then not checked at all
+	 * @throws TooManyAttemptsException 429 when the client has failed too often or the
+	 * account's delay has not passed; the password is then not checked at all
 	 */
 	String login(LoginRequest request, String remoteAddress) {
 		this.throttle.acquire(request.id(), remoteAddress);

@@ -9,10 +9,11 @@ import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.stereotype.Component;
 
 /**
- * Brute-force protection for {@code POST /login}: failed logins per account and per
- * client address. Every attempt is counted before its password is checked (and taken back
- * when it succeeds), so a blocked attempt costs no hashing and concurrent attempts cannot
- * slip past the limit together.
+ * Brute-force protection for {@code POST /login}: failed logins per client address (a
+ * hard limit per window: it stops one client) and per account (growing delays, never a
+ * lockout: see {@link ThrottleProperties}). Every attempt is counted before its password
+ * is checked (and taken back when it succeeds), so a refused attempt costs no hashing and
+ * concurrent attempts cannot slip past a limit or a delay together.
  */
 @Component
 class LoginThrottle {
@@ -25,11 +26,11 @@ class LoginThrottle {
 
 	LoginThrottle(ThrottleProperties properties, Clock clock, MeterRegistry meterRegistry) {
 		this.accounts = new AttemptLimiter(properties.loginFailuresPerAccount(), properties.loginWindow(),
-				properties.maxTracked(), clock);
+				properties.accountDelay(), properties.maxAccountDelay(), properties.maxTracked(), clock);
 		this.addresses = new AttemptLimiter(properties.loginFailuresPerAddress(), properties.loginWindow(),
 				properties.maxTracked(), clock);
 		this.rejected = Counter.builder("profiles.throttle.rejected")
-			.description("Requests answered 429 because an account or a client used up its attempts")
+			.description("Requests answered 429 because a client used up its attempts or an account must wait")
 			.tag("operation", "login")
 			.register(meterRegistry);
 	}
@@ -37,8 +38,9 @@ class LoginThrottle {
 	/**
 	 * Counts an attempt for the account and the client.
 	 * @param account the id tried
-	 * @param remoteAddress the client's address
-	 * @throws TooManyAttemptsException if either has no attempts left
+	 * @param remoteAddress the client's address ({@code getRemoteAddr()})
+	 * @throws TooManyAttemptsException if the client has no attempts left or the account
+	 * must still wait
 	 */
 	void acquire(UUID account, String remoteAddress) {
 		String address = ClientAddress.key(remoteAddress);

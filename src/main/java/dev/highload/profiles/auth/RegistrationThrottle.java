@@ -23,14 +23,15 @@ public class RegistrationThrottle {
 		this.addresses = new AttemptLimiter(properties.registrationsPerAddress(), properties.registrationWindow(),
 				properties.maxTracked(), clock);
 		this.rejected = Counter.builder("profiles.throttle.rejected")
-			.description("Requests answered 429 because an account or a client used up its attempts")
+			.description("Requests answered 429 because a client used up its attempts or an account must wait")
 			.tag("operation", "registration")
 			.register(meterRegistry);
 	}
 
 	/**
 	 * Counts a registration from the client.
-	 * @param remoteAddress the client's address (the socket's peer)
+	 * @param remoteAddress the client's address ({@code getRemoteAddr()}: the socket's
+	 * peer, or what a trusted proxy forwarded, see {@link ThrottleProperties})
 	 * @throws org.springframework.web.ErrorResponseException 429 with Retry-After if the
 	 * client has used up its registrations for now
 	 */

@@ -6,16 +6,39 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
- * Limits on login and registration attempts ({@code app.auth.throttle.*}). A client is
- * the address its connection comes from. Past a limit the service answers 429 with
- * Retry-After until the window that started with the first counted attempt ends. A limit
- * of 0 turns that limit off.
+ * Limits on login and registration attempts ({@code app.auth.throttle.*}). A limit of 0
+ * turns that limit off.
+ * <p>
+ * A client is the address {@code HttpServletRequest.getRemoteAddr()} gives: the
+ * connection's peer, unless Tomcat's {@code RemoteIpValve} has replaced it with the
+ * address a trusted proxy forwarded ({@code server.forward-headers-strategy=native} with
+ * {@code server.tomcat.remoteip.internal-proxies} matching only the proxy's address; off
+ * by default, see {@code application.yml}). Past a per-client limit the service answers
+ * 429 with Retry-After until the window that started with the first counted attempt ends.
+ * <p>
+ * An account is never locked: that would let anyone who knows a user id (and
+ * {@code /user/search} lists them) lock its owner out. Its first failures cost nothing;
+ * past them, each attempt must wait a delay after the account's last failure, which
+ * doubles with each further failure (OWASP, Authentication and Credential Stuffing
+ * Prevention cheat sheets). An attempt inside the delay gets 429 with Retry-After, costs
+ * no password hash and does not extend the delay; a successful login clears the account's
+ * failures.
  *
- * @param loginFailuresPerAccount failed logins allowed for one user id in a login window;
- * unknown ids are counted the same way, so the answer never tells whether an id exists
+ * @param loginFailuresPerAccount failed logins for one user id in a login window that
+ * cost no delay; unknown ids are counted the same way, so the answer never tells whether
+ * an id exists
  * @param loginFailuresPerAddress failed logins allowed from one client in a login window,
  * whatever the ids
- * @param loginWindow the login window
+ * @param loginWindow the login window; when it ends, a client's or an account's count
+ * starts afresh
+ * @param accountDelay the wait after the failure that used up the account's free
+ * failures; each further failure doubles it
+ * @param maxAccountDelay the longest wait between two attempts on one account. 30 s keeps
+ * guessing slow (at this cap an account takes at most about 2 guesses a minute, besides
+ * the free failures of each window, from all clients together) while the owner, who waits
+ * as Retry-After says, waits at most that long after someone else's failures; a longer
+ * cap would slow guessing further but turn the delay back into a short lockout that
+ * anyone who knows the id could impose
  * @param registrationsPerAddress registrations from one client in a registration window
  * @param registrationWindow the registration window
  * @param maxTracked the most accounts, and separately the most clients, whose counts are
@@ -25,6 +48,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 @ConfigurationProperties("app.auth.throttle")
 public record ThrottleProperties(@DefaultValue("10") int loginFailuresPerAccount,
 		@DefaultValue("50") int loginFailuresPerAddress, @DefaultValue("15m") Duration loginWindow,
+		@DefaultValue("1s") Duration accountDelay, @DefaultValue("30s") Duration maxAccountDelay,
 		@DefaultValue("20") int registrationsPerAddress, @DefaultValue("1h") Duration registrationWindow,
 		@DefaultValue("50000") int maxTracked) {
 
@@ -35,6 +59,10 @@ public record ThrottleProperties(@DefaultValue("10") int loginFailuresPerAccount
 		if (loginWindow.isNegative() || loginWindow.isZero() || registrationWindow.isNegative()
 				|| registrationWindow.isZero()) {
 			throw new IllegalArgumentException("app.auth.throttle windows must be positive");
+		}
+		if (accountDelay.toMillis() < 1 || maxAccountDelay.compareTo(accountDelay) < 0) {
+			throw new IllegalArgumentException("app.auth.throttle.account-delay must be at least 1ms and "
+					+ "app.auth.throttle.max-account-delay at least as long");
 		}
 		if (maxTracked < 1) {
 			throw new IllegalArgumentException("app.auth.throttle.max-tracked must be positive");

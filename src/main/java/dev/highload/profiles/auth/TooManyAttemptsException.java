@@ -5,7 +5,10 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
 import org.springframework.web.ErrorResponseException;
 
-/** 429 with Retry-After: a client or an account has used up its attempts for now. */
+/**
+ * 429 with Retry-After: a client has used up its attempts for now, or an account must
+ * wait before its next login attempt.
+ */
 class TooManyAttemptsException extends ErrorResponseException {
 
 	private TooManyAttemptsException(String detail, long retryAfterSeconds) {
@@ -14,8 +17,8 @@ class TooManyAttemptsException extends ErrorResponseException {
 	}
 
 	/**
-	 * The same words whether the account or the address is blocked, and whether or not
-	 * the id exists.
+	 * The same words whether the account must wait or the address is blocked, and whether
+	 * or not the id exists.
 	 */
 	static TooManyAttemptsException logins(long retryAfterSeconds) {
 		return new TooManyAttemptsException("Too many failed logins; retry after the time in Retry-After",

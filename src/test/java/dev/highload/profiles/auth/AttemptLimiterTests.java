@@ -100,7 +100,56 @@ class AttemptLimiterTests {
 	}
 
 	@Test
+	void withDelaysAKeyPastTheLimitWaitsADoublingDelayAfterItsLastAttempt() {
+		AttemptLimiter delays = new AttemptLimiter(2, Duration.ofMinutes(15), Duration.ofSeconds(1),
+				Duration.ofSeconds(3), 100, this.clock);
+		assertThat(delays.tryAcquire("a")).isZero();
+		this.clock.advance(Duration.ofSeconds(5));
+		assertThat(delays.tryAcquire("a")).isZero();
+		// Measured from the last attempt, not the first.
+		this.clock.advance(Duration.ofMillis(500));
+		assertThat(delays.tryAcquire("a")).isEqualTo(1);
+		this.clock.advance(Duration.ofMillis(500));
+		assertThat(delays.tryAcquire("a")).isZero();
+		assertThat(delays.tryAcquire("a")).isEqualTo(2);
+		this.clock.advance(Duration.ofSeconds(2));
+		assertThat(delays.tryAcquire("a")).isZero();
+		// 4 s, capped at 3 s.
+		assertThat(delays.tryAcquire("a")).isEqualTo(3);
+		this.clock.advance(Duration.ofSeconds(3));
+		assertThat(delays.tryAcquire("a")).isZero();
+		assertThat(delays.tryAcquire("a")).isEqualTo(3);
+		assertThat(delays.tryAcquire("b")).isZero();
+	}
+
+	@Test
+	void aDelayNeverOutlastsTheWindow() {
+		AttemptLimiter delays = new AttemptLimiter(1, Duration.ofSeconds(10), Duration.ofMinutes(1),
+				Duration.ofMinutes(1), 100, this.clock);
+		assertThat(delays.tryAcquire("a")).isZero();
+		this.clock.advance(Duration.ofSeconds(4));
+		assertThat(delays.tryAcquire("a")).isEqualTo(6);
+		this.clock.advance(Duration.ofSeconds(6));
+		assertThat(delays.tryAcquire("a")).isZero();
+	}
+
+	@Test
+	void withDelaysMemoryStaysBoundedToo() {
+		AttemptLimiter delays = new AttemptLimiter(1, Duration.ofMinutes(15), Duration.ofSeconds(1),
+				Duration.ofSeconds(30), 100, this.clock);
+		for (int i = 0; i < 10_000; i++) {
+			delays.tryAcquire("random-" + i);
+			delays.tryAcquire("random-" + i);
+		}
+		assertThat(delays.size()).isEqualTo(100);
+	}
+
+	@Test
 	void nonsenseSettingsAreRefused() {
+		assertThatIllegalArgumentException().isThrownBy(() -> new AttemptLimiter(1, Duration.ofMinutes(1),
+				Duration.ZERO, Duration.ofSeconds(1), 10, this.clock));
+		assertThatIllegalArgumentException().isThrownBy(() -> new AttemptLimiter(1, Duration.ofMinutes(1),
+				Duration.ofSeconds(2), Duration.ofSeconds(1), 10, this.clock));
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> new AttemptLimiter(-1, Duration.ofMinutes(1), 10, this.clock));
 		assertThatIllegalArgumentException().isThrownBy(() -> new AttemptLimiter(1, Duration.ZERO, 10, this.clock));
