@@ -94,6 +94,16 @@ class DataSourceConfiguration {
 		return (bound.toMillis() < 250) ? Duration.ofMillis(250) : bound;
 	}
 
+	/**
+	 * pgjdbc's {@code options}: the pool's statement timeout as a server setting of every
+	 * connection. HikariCP does not evict a connection whose statement was cancelled
+	 * (57014): it evicts on class 08 and 57P01-57P03, not on 57014 (HikariCP 7.0,
+	 * {@code ProxyConnection.checkException}).
+	 */
+	static String statementTimeoutOption(DatabaseProperties.Pool pool) {
+		return "-c statement_timeout=" + pool.statementTimeout().toMillis();
+	}
+
 	private static HikariDataSource pool(String name, List<String> hosts, String targetServerType,
 			DatabaseProperties properties, DatabaseProperties.Pool pool, boolean readOnly) {
 		HikariDataSource ds = new HikariDataSource();
@@ -108,6 +118,8 @@ class DataSourceConfiguration {
 		ds.setMaxLifetime(pool.maxLifetime().toMillis());
 		ds.setReadOnly(readOnly);
 		ds.setAutoCommit(true);
+		// In the startup packet: no round trip at connect, none per request.
+		ds.addDataSourceProperty("options", statementTimeoutOption(pool));
 		// Start even when a node is down; the pool connects when it can.
 		ds.setInitializationFailTimeout(-1);
 		return ds;

@@ -18,7 +18,8 @@ import org.springframework.web.ErrorResponseException;
  * Every {@code @Service} call passes through it ({@link DatabaseFailureTranslation}),
  * outside the transaction, so a failed commit is translated too. What leaves a service is
  * then one of the service's own exceptions, {@link OutcomeUnknownException} or
- * {@link DatabaseUnavailableException}, or the failure as it was.
+ * {@link DatabaseUnavailableException}, {@link QueryCancelledException}, or the failure
+ * as it was.
  * <p>
  * The SQLStates, once:
  * <ul>
@@ -26,6 +27,9 @@ import org.springframework.web.ErrorResponseException;
  * connection is broken. A read may be repeated on a fresh connection. A commit under way
  * may still have happened, except with 08003, a connection already closed before the
  * commit was sent;</li>
+ * <li>57014 (query_canceled, a statement past its pool's statement timeout): the
+ * statement was too slow and the server cancelled it; the connection is fine. It is not
+ * repeated, and answered 503 with Retry-After;</li>
  * <li>class 53 (insufficient resources) and 25006 (a read-only node, met by a write after
  * a failover): the database cannot take the request now, and a retry may succeed;</li>
  * <li>a commit that no synchronous standby confirmed is
@@ -35,6 +39,8 @@ import org.springframework.web.ErrorResponseException;
 public final class DatabaseFailures {
 
 	private static final Logger log = LoggerFactory.getLogger(DatabaseFailures.class);
+
+	private static final String QUERY_CANCELED = "57014";
 
 	private DatabaseFailures() {
 	}
@@ -69,11 +75,24 @@ public final class DatabaseFailures {
 			// Logged and counted where it was detected (SynchronousCommitCheck).
 			return new OutcomeUnknownException(ex);
 		}
+		if (isQueryCancelled(ex)) {
+			log.warn("Statement cancelled by the database: {}", ex.toString());
+			return new QueryCancelledException(ex);
+		}
 		if (isUnavailable(ex)) {
 			log.warn("Database unavailable: {}", ex.toString());
 			return new DatabaseUnavailableException(ex);
 		}
 		return ex;
+	}
+
+	/**
+	 * Whether the server cancelled a statement (57014), such as one past its statement
+	 * timeout. Not a broken connection: it is not retried.
+	 */
+	static boolean isQueryCancelled(Throwable ex) {
+		SQLException sql = firstSqlState(ex);
+		return sql != null && QUERY_CANCELED.equals(sql.getSQLState());
 	}
 
 	/**

@@ -23,8 +23,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * no replica is connected, PostgreSQL would let it wait forever
  * @param writePool the primary's pool
  * @param readPool the replicas' pool; {@code application.yml} gives it a 2 s socket
- * timeout, so that a read on a replica that answers nothing fails over quickly, and a 60
- * s max lifetime, so that reads return to a replica that was down and came back
+ * timeout, so that a read on a replica that answers nothing fails over quickly, a 1.5 s
+ * statement timeout below it, so that a read that is merely slow is cancelled by the
+ * server rather than cut off by the socket timeout and repeated elsewhere, and a 60 s max
+ * lifetime, so that reads return to a replica that was down and came back
  */
 @ConfigurationProperties("app.db")
 public record DatabaseProperties(@DefaultValue( {
@@ -35,17 +37,63 @@ public record DatabaseProperties(@DefaultValue( {
 		@DefaultValue("5s") Duration writeTimeout, @DefaultValue Pool writePool, @DefaultValue Pool readPool){
 
 	/**
+	 * Refuses timeouts that would let a slow statement outlive its socket: the service
+	 * does not start with them.
+	 */
+	public DatabaseProperties {
+		if (writePool != null) {
+			writePool.validate("app.db.write-pool");
+		}
+		if (readPool != null) {
+			readPool.validate("app.db.read-pool");
+		}
+	}
+
+	/**
 	 * One HikariCP pool.
 	 *
 	 * @param maximumSize connections at most
 	 * @param connectionTimeout how long a caller waits for a connection
 	 * @param connectTimeout TCP connect timeout of one node
-	 * @param socketTimeout how long one network read may block; zero waits forever
+	 * @param socketTimeout how long one network read may block, in whole seconds (pgjdbc
+	 * drops a fraction); zero waits forever. A statement that outlasts it fails as a
+	 * broken connection (08006): the connection is evicted, the statement keeps running
+	 * on the server, and a read is repeated on another node
+	 * @param statementTimeout PostgreSQL's {@code statement_timeout} on every connection
+	 * of the pool, sent in the startup packet (pgjdbc's {@code options}), so it costs no
+	 * round trip. The server cancels a statement that runs longer (SQLState 57014): the
+	 * connection stays usable, nothing is retried, and the client gets 503 with
+	 * Retry-After. Must be positive and below the socket timeout, so that the server's
+	 * cancel comes first. The default, 10 s, is the write pool's (below its 30 s socket
+	 * timeout); {@code application.yml} gives the read pool 1.5 s. It bounds Flyway's
+	 * migrations too, which run on the write pool: a migration that needs longer lifts it
+	 * for its own transaction with {@code SET LOCAL statement_timeout}. A commit's wait
+	 * for a synchronous standby is not a statement for PostgreSQL; the write timeout
+	 * bounds it
 	 * @param maxLifetime when a connection is retired
 	 */
 	public record Pool(@DefaultValue("16") int maximumSize, @DefaultValue("3s") Duration connectionTimeout,
 			@DefaultValue("3s") Duration connectTimeout, @DefaultValue("30s") Duration socketTimeout,
-			@DefaultValue("30m") Duration maxLifetime) {
+			@DefaultValue("10s") Duration statementTimeout, @DefaultValue("30m") Duration maxLifetime) {
+
+		/**
+		 * Throws if the statement timeout is not positive or not below the socket timeout
+		 * as pgjdbc applies it (whole seconds; zero is none).
+		 * @param prefix the pool's property prefix, for the message
+		 */
+		void validate(String prefix) {
+			if (this.statementTimeout.toMillis() < 1) {
+				throw new IllegalArgumentException(prefix + ".statement-timeout must be at least 1ms, was "
+						+ this.statementTimeout.toMillis() + "ms");
+			}
+			long socketMillis = this.socketTimeout.toSeconds() * 1000;
+			if (socketMillis > 0 && this.statementTimeout.toMillis() >= socketMillis) {
+				throw new IllegalArgumentException(prefix + ".statement-timeout (" + this.statementTimeout.toMillis()
+						+ "ms) must be below " + prefix + ".socket-timeout (" + socketMillis
+						+ "ms, applied in whole seconds): a statement that outlives the socket timeout fails as a "
+						+ "broken connection and keeps running on the server, instead of being cancelled there");
+			}
+		}
 
 	}
 

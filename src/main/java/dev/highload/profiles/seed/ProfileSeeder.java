@@ -123,8 +123,16 @@ public class ProfileSeeder {
 			}
 			log.info("Seeding: VACUUM ANALYZE users");
 			try (Statement statement = connection.createStatement()) {
-				statement.execute("VACUUM (ANALYZE) users");
-				vacuumUntilAllVisible(statement);
+				// VACUUM of a large table may outlast the write pool's statement timeout;
+				// RESET gives the pooled connection its own timeout back.
+				statement.execute("SET statement_timeout = 0");
+				try {
+					statement.execute("VACUUM (ANALYZE) users");
+					vacuumUntilAllVisible(statement);
+				}
+				finally {
+					statement.execute("RESET statement_timeout");
+				}
 			}
 		}
 		Result result = new Result(inserted, skipped, (System.nanoTime() - started) / 1_000_000, idsFile);

@@ -32,7 +32,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * replica went down or stopped answering: {@link DatabaseFailures#isBrokenConnection}) is
  * repeated once on a fresh connection, which the pool takes from a node that answers: the
  * first request after a replica dies need not fail. The pool has evicted the broken
- * connection by then.
+ * connection by then. A read the server cancelled because it ran past the read pool's
+ * statement timeout (57014) is not broken and not repeated: 503 with Retry-After.
  */
 @Service
 @Transactional(readOnly = true)

@@ -45,8 +45,11 @@ class ApiDocumentation {
 			new String[] { "TooManyRequests",
 					"Too many attempts from this client or for this account; "
 							+ "retry after the seconds in Retry-After" },
-			503, new String[] { "ServiceUnavailable", "The database or the password-hashing queue cannot take the "
-					+ "request now, or a write's outcome is unknown; retry after the seconds in Retry-After" });
+			503,
+			new String[] { "ServiceUnavailable",
+					"The database or the password-hashing queue cannot take the "
+							+ "request now, a query ran past its statement timeout and was cancelled, or a write's "
+							+ "outcome is unknown; retry after the seconds in Retry-After" });
 
 	@Bean
 	OpenApiCustomizer problemComponents() {

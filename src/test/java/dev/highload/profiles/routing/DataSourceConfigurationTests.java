@@ -36,7 +36,7 @@ class DataSourceConfigurationTests {
 
 	private static DatabaseProperties.Pool pool(long connectionTimeoutMillis, long socketTimeoutMillis) {
 		return new DatabaseProperties.Pool(16, Duration.ofMillis(connectionTimeoutMillis), Duration.ofSeconds(3),
-				Duration.ofMillis(socketTimeoutMillis), Duration.ofMinutes(30));
+				Duration.ofMillis(socketTimeoutMillis), Duration.ofMillis(100), Duration.ofMinutes(30));
 	}
 
 }

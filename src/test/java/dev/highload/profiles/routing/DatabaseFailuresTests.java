@@ -9,7 +9,9 @@ import org.junit.jupiter.api.Test;
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.DataIntegrityViolationException;
+import org.springframework.dao.QueryTimeoutException;
 import org.springframework.http.HttpStatus;
+import org.springframework.jdbc.support.SQLStateSQLExceptionTranslator;
 import org.springframework.orm.jpa.JpaSystemException;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.CannotCreateTransactionException;
@@ -49,6 +51,22 @@ class DatabaseFailuresTests {
 		assertUnavailable(new JpaSystemException(new RuntimeException(new SQLException("read only", "25006"))));
 		assertUnavailable(new CannotCreateTransactionException("no connection"));
 		assertUnavailable(new JpaSystemException(new RuntimeException(new SQLTransientConnectionException("pool"))));
+	}
+
+	@Test
+	void aStatementCancelledByItsTimeoutIsNotABrokenConnectionAndAnswers503() {
+		// What JdbcClient makes of pgjdbc's 57014.
+		RuntimeException timeout = new SQLStateSQLExceptionTranslator().translate("query", "SELECT",
+				new SQLException("ERROR: canceling statement due to statement timeout", "57014"));
+		assertThat(timeout).isInstanceOf(QueryTimeoutException.class);
+		// Not repeated on a fresh connection (UserService retries broken ones only).
+		assertThat(DatabaseFailures.isBrokenConnection(timeout)).isFalse();
+		RuntimeException translated = DatabaseFailures.translate(timeout);
+		assertThat(translated).isInstanceOf(QueryCancelledException.class).hasCause(timeout);
+		ErrorResponseException response = (ErrorResponseException) translated;
+		assertThat(response.getStatusCode()).isEqualTo(HttpStatus.SERVICE_UNAVAILABLE);
+		assertThat(response.getBody().getTitle()).isEqualTo("Query timed out");
+		assertThat(response.getHeaders().getFirst("Retry-After")).isEqualTo("1");
 	}
 
 	@Test
