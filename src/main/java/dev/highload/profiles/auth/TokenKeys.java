@@ -44,15 +44,15 @@ final class TokenKeys {
 	 */
 	private static final Map<String, String> PUBLISHED = Map.of(
 			"1b871a6058b01b394793c5f99a56e796822d643e0d94b57790c555e31eb47e35",
-			".env, APP_AUTH_TOKEN_SECRET, from commit 769c096 (the compose deployments' key)",
+			".env's APP_AUTH_TOKEN_SECRET, the compose deployments' key, from commit 769c096",
 			"e9579fefd763bd9970e043d644d3835a295dd0f3c0039a51858833c4e011da8b",
-			"src/test/resources/application-test.yml, app.auth.token-secret, from commit 723d213",
+			"src/test/resources/application-test.yml's app.auth.token-secret, from commit 723d213",
 			"5b3d1dc4d1ca41a68d5e0f83d3af3d7ca7772c9d5505c77c0947b113ee641c0f",
-			"TokenServiceTests' KEY (bytes(32, 1)), from commit 41c3706",
+			"TokenServiceTests' KEY, bytes(32, 1), from commit 41c3706",
 			"10568b246f28fd4ff5d17dc34d92117b4e0a317368fd9293efc5fa53de0822e3",
-			"TokenServiceTests' OTHER_KEY (bytes(32, 2)), from commit 41c3706",
+			"TokenServiceTests' OTHER_KEY, bytes(32, 2), from commit 41c3706",
 			"f41d644b52b9154a89c63612b5bfcd3ceeb428667c98298498a78ef023c61b80",
-			"TokenServiceTests' 64-byte key (bytes(64, 4)), from commit 41c3706");
+			"TokenServiceTests' 64-byte key, bytes(64, 4), from commit 41c3706");
 
 	private final String currentId;
 
@@ -83,15 +83,29 @@ final class TokenKeys {
 	 * @throws TokenKeyException if the keys cannot be used
 	 */
 	static TokenKeys of(List<String> entries, boolean embeddedCluster) {
-		List<String> split = split(entries);
-		if (split.isEmpty()) {
-			if (!embeddedCluster) {
-				throw new TokenKeyException("app.auth.token-keys is not set, and the embedded cluster is off "
-						+ "(app.cluster.enabled=false): a deployment needs keys of its own, shared by its instances");
-			}
+		Map<String, byte[]> keys = check(entries, embeddedCluster);
+		if (keys.isEmpty()) {
 			log.warn("app.auth.token-keys is not set: using a random key, so tokens stop working at restart "
 					+ "and no other instance accepts them");
 			return ephemeral();
+		}
+		TokenKeys ring = new TokenKeys(keys);
+		log.info("Token keys: signing with '{}', accepting {}", ring.currentId, ring.verifiers.keySet());
+		return ring;
+	}
+
+	/**
+	 * @param entries the bound {@code app.auth.token-keys}
+	 * @param embeddedCluster whether the embedded local cluster runs
+	 * @return the keys by id, the signing key first; empty if there are none and the
+	 * embedded cluster runs
+	 * @throws TokenKeyException if the keys cannot be used
+	 */
+	static Map<String, byte[]> check(List<String> entries, boolean embeddedCluster) {
+		List<String> split = split(entries);
+		if (split.isEmpty() && !embeddedCluster) {
+			throw new TokenKeyException("app.auth.token-keys is not set, and the embedded cluster is off "
+					+ "(app.cluster.enabled=false): a deployment needs keys of its own, shared by its instances");
 		}
 		Map<String, byte[]> keys = new LinkedHashMap<>();
 		for (int i = 0; i < split.size(); i++) {
@@ -116,9 +130,7 @@ final class TokenKeys {
 							.formatted(id));
 			}
 		}
-		TokenKeys ring = new TokenKeys(keys);
-		log.info("Token keys: signing with '{}', accepting {}", ring.currentId, ring.verifiers.keySet());
-		return ring;
+		return keys;
 	}
 
 	/** A random key of this process alone. */
