@@ -5,7 +5,8 @@
 #   target/aot/app17.jsa Java 17's dynamic CDS archive, from the same kind of run.
 # Both need the jar extracted (the JVM does not map classes out of nested jars):
 # target/aot/user-profiles-0.1.0-SNAPSHOT.jar with its lib/ beside it. Each training run
-# joins the running embedded cluster's nodes on port 18380, takes the keep-alive load of
+# joins the running embedded cluster's nodes on port 18380 (with a throw-away token key, which
+# a service without the embedded cluster needs), takes the keep-alive load of
 # bench/get-user.lua for TRAIN_SECONDS (default 60), and writes its archive when it exits.
 #
 #   bench/aot-cache.sh          then, for example:
@@ -30,7 +31,8 @@ train() { # train NAME JAVA FLAG...
 	local name=$1 java=$2
 	shift 2
 	"$java" "$@" -jar "$out/$(basename "$jar")" --app.cluster.enabled=false --server.port=$PORT \
-		--management.server.port=$((PORT + 1)) >"$out/$name-training.log" 2>&1 &
+		--management.server.port=$((PORT + 1)) --app.auth.token-keys="bench:$(head -c 32 /dev/urandom | base64)" \
+		>"$out/$name-training.log" 2>&1 &
 	local pid=$! i
 	for i in $(seq 1 600); do
 		[[ $(curl -s -o /dev/null -w '%{http_code}' \

@@ -3,13 +3,14 @@
 per request in short windows while the JIT warms up.
 
 Each variant is a command that starts the service's production jar (the script appends
---app.cluster.enabled=false and the ports, so it joins the nodes of the embedded cluster that
-`./mvnw spring-boot:run` or the -local jar keeps running). For every run the script starts the
-variant, polls GET /user/<zero uuid> until it answers 404 (time to ready, and the CPU the JVM
-spent getting there), then puts the keep-alive load of bench/cpu-per-request.py on it (wrk,
-2 threads, 16 connections, random seeded ids) in back-to-back windows, reading the server's
-CPU time from /proc around each, and stops it with SIGTERM. Runs of the variants alternate
-(the VM's speed drifts), and each window is reported as median [min-max] over the runs.
+--app.cluster.enabled=false, the ports and a throw-away token key, so it joins the nodes of the
+embedded cluster that `./mvnw spring-boot:run` or the -local jar keeps running). For every run
+the script starts the variant, polls GET /user/<zero uuid> until it answers 404 (time to ready,
+and the CPU the JVM spent getting there), then puts the keep-alive load of
+bench/cpu-per-request.py on it (wrk, 2 threads, 16 connections, random seeded ids) in
+back-to-back windows, reading the server's CPU time from /proc around each, and stops it with
+SIGTERM. Runs of the variants alternate (the VM's speed drifts), and each window is reported as
+median [min-max] over the runs.
 
   bench/cold-start.py --runs 3 \\
       j17='java -jar target/user-profiles-0.1.0-SNAPSHOT.jar' \\
@@ -19,6 +20,7 @@ Needs wrk and a running, seeded cluster (.data/user-ids.csv).
 """
 
 import argparse
+import base64
 import os
 import shlex
 import signal
@@ -57,9 +59,14 @@ def answers(port):
     return False
 
 
+def token_key():
+    """A throw-away token key: a service without the embedded cluster refuses to start without one."""
+    return "bench:" + base64.b64encode(os.urandom(32)).decode("ascii")
+
+
 def run_once(command, port, windows, seconds, log):
     argv = shlex.split(command) + ["--app.cluster.enabled=false", f"--server.port={port}",
-                                   f"--management.server.port={port + 1}"]
+                                   f"--management.server.port={port + 1}", f"--app.auth.token-keys={token_key()}"]
     started = time.monotonic()
     server = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
     try:

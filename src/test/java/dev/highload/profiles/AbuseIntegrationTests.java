@@ -10,7 +10,6 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.http.HttpHeaders;
 import java.nio.charset.StandardCharsets;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -22,12 +21,10 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
 
-import com.nimbusds.jose.JWSAlgorithm;
-import dev.highload.profiles.auth.ThrottleProperties;
-import com.nimbusds.jose.JWSHeader;
-import com.nimbusds.jose.crypto.MACSigner;
 import com.nimbusds.jwt.JWTClaimsSet;
-import com.nimbusds.jwt.SignedJWT;
+import dev.highload.profiles.auth.ServiceTokens;
+import dev.highload.profiles.auth.ThrottleProperties;
+import dev.highload.profiles.auth.TokenService;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -35,7 +32,6 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
@@ -59,8 +55,8 @@ class AbuseIntegrationTests {
 	@Autowired
 	MeterRegistry meterRegistry;
 
-	@Value("${app.auth.token-secret}")
-	String tokenSecret;
+	@Autowired
+	TokenService tokens;
 
 	@Autowired
 	ThrottleProperties throttle;
@@ -176,8 +172,7 @@ class AbuseIntegrationTests {
 	@Test
 	void forgedTokensGetTheSame401Problem() throws Exception {
 		UUID id = this.api.register(ApiClient.uniqueName(), ApiClient.uniqueName(), "secret-password");
-		byte[] key = Base64.getDecoder().decode(this.tokenSecret);
-		String valid = sign(key, id, Instant.now().plusSeconds(300));
+		String valid = ServiceTokens.sign(this.tokens, claims(id, Instant.now().plusSeconds(300)));
 		assertThat(this.api.get("/user/me", "Authorization", "Bearer " + valid).status()).isEqualTo(200);
 
 		String[] parts = valid.split("\\.");
@@ -186,10 +181,9 @@ class AbuseIntegrationTests {
 		String tamperedSignature = parts[0] + "." + parts[1] + "." + base64Url(signature);
 		String algNone = base64Url("{\"alg\":\"none\",\"typ\":\"JWT\"}".getBytes(StandardCharsets.UTF_8)) + "."
 				+ parts[1] + ".";
-		byte[] otherKey = new byte[32];
-		new SecureRandom().nextBytes(otherKey);
-		String otherKeyToken = sign(otherKey, id, Instant.now().plusSeconds(300));
-		String expired = sign(key, id, Instant.now().minusSeconds(1));
+		String otherKeyToken = ServiceTokens.signWithAnotherKey(this.tokens,
+				claims(id, Instant.now().plusSeconds(300)));
+		String expired = ServiceTokens.sign(this.tokens, claims(id, Instant.now().minusSeconds(1)));
 
 		Map<String, String> forged = Map.of("tampered signature", tamperedSignature, "alg none", algNone, "another key",
 				otherKeyToken, "expired", expired);
@@ -283,15 +277,12 @@ class AbuseIntegrationTests {
 		return node;
 	}
 
-	private static String sign(byte[] key, UUID subject, Instant expires) throws Exception {
-		SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.HS256),
-				new JWTClaimsSet.Builder().subject(subject.toString())
-					.issuer("user-profiles")
-					.issueTime(Date.from(expires.minusSeconds(3600)))
-					.expirationTime(Date.from(expires))
-					.build());
-		jwt.sign(new MACSigner(key));
-		return jwt.serialize();
+	private static JWTClaimsSet claims(UUID subject, Instant expires) {
+		return new JWTClaimsSet.Builder().subject(subject.toString())
+			.issuer("user-profiles")
+			.issueTime(Date.from(expires.minusSeconds(3600)))
+			.expirationTime(Date.from(expires))
+			.build();
 	}
 
 	private static String base64Url(byte[] bytes) {

@@ -1,5 +1,7 @@
 package dev.highload.profiles;
 
+import java.security.SecureRandom;
+import java.util.Base64;
 import java.util.Locale;
 
 import dev.highload.profiles.cluster.EmbeddedCluster;
@@ -58,7 +60,9 @@ final class TestCluster {
 
 	/**
 	 * Starts the Testcontainers cluster, when chosen, before the context: turns the
-	 * embedded cluster off and points the pools at the containers.
+	 * embedded cluster off, points the pools at the containers and, since a service
+	 * without the embedded cluster refuses to start without token keys, gives it a random
+	 * one.
 	 */
 	static final class Initializer implements ApplicationContextInitializer<ConfigurableApplicationContext> {
 
@@ -72,10 +76,16 @@ final class TestCluster {
 				.of("app.cluster.enabled=false", "app.db.nodes=" + String.join(",", cluster.nodes()),
 						"app.db.replicas=" + String.join(",", cluster.replicas()),
 						"app.db.database=" + ContainerCluster.DATABASE, "app.db.username=" + ContainerCluster.USERNAME,
-						"app.db.password=" + ContainerCluster.APP_PASSWORD)
+						"app.db.password=" + ContainerCluster.APP_PASSWORD, "app.auth.token-keys=" + randomTokenKey())
 				.applyTo(context);
 		}
 
+	}
+
+	private static String randomTokenKey() {
+		byte[] key = new byte[32];
+		new SecureRandom().nextBytes(key);
+		return "it:" + Base64.getEncoder().encodeToString(key);
 	}
 
 	/** The {@link ClusterNodes} of whichever cluster runs. */

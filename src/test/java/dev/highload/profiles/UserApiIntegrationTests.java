@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.Date;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -14,11 +13,9 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Stream;
 
-import com.nimbusds.jose.JWSAlgorithm;
-import com.nimbusds.jose.JWSHeader;
-import com.nimbusds.jose.crypto.MACSigner;
 import com.nimbusds.jwt.JWTClaimsSet;
-import com.nimbusds.jwt.SignedJWT;
+import dev.highload.profiles.auth.ServiceTokens;
+import dev.highload.profiles.auth.TokenService;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -29,7 +26,6 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
@@ -50,8 +46,8 @@ class UserApiIntegrationTests {
 	@Autowired
 	MeterRegistry meterRegistry;
 
-	@Value("${app.auth.token-secret}")
-	String tokenSecret;
+	@Autowired
+	TokenService tokens;
 
 	/** Searches are eventually consistent: tests wait for the replicas before one. */
 	@Autowired
@@ -371,15 +367,13 @@ class UserApiIntegrationTests {
 				"hikaricp_connections_active{pool=\"replicas\"}", "http_server_requests_seconds_bucket");
 	}
 
-	private String sign(UUID id, Instant issued, Instant expires) throws Exception {
-		SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.HS256),
+	private String sign(UUID id, Instant issued, Instant expires) {
+		return ServiceTokens.sign(this.tokens,
 				new JWTClaimsSet.Builder().subject(id.toString())
 					.issuer("user-profiles")
 					.issueTime(Date.from(issued))
 					.expirationTime(Date.from(expires))
 					.build());
-		jwt.sign(new MACSigner(Base64.getDecoder().decode(this.tokenSecret)));
-		return jwt.serialize();
 	}
 
 	/**

@@ -1,6 +1,7 @@
 package dev.highload.profiles.auth;
 
 import java.time.Duration;
+import java.util.List;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
@@ -8,14 +9,22 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 /**
  * Tokens and password hashing.
  *
- * @param tokenSecret Base64 HMAC key of at least 32 bytes for signing tokens; when empty
- * a random key is made at start-up, and tokens stop working at restart
+ * @param tokenKeys the HMAC keys that sign tokens, as {@code <key-id>:<Base64 key>}
+ * entries separated by commas (or whitespace, e.g. one a line in a secret file); each key
+ * at least 32 random bytes ({@code head -c 32 /dev/urandom | base64}), each key id 1 to
+ * 64 of {@code A-Z a-z 0-9 . _ -}. The first entry signs new tokens; every entry verifies
+ * the tokens that name its key id, so a rotation prepends the new key and drops the old
+ * one after {@link #tokenTtl}. Keys ever published in this project's repository are
+ * refused. Empty is allowed only with the embedded cluster on
+ * ({@code app.cluster.enabled}, the local run): a random key is made at start-up, and
+ * tokens stop working at restart. Checked by {@link TokenKeys} rather than here, so that
+ * no binding error prints a key
  * @param tokenTtl how long a token is valid
  * @param hashThreads threads hashing passwords; 0 means one per core
  * @param hashQueue hashing requests that may wait; beyond that the service answers 503
  */
 @ConfigurationProperties("app.auth")
-public record AuthProperties(@DefaultValue("") String tokenSecret, @DefaultValue("1h") Duration tokenTtl,
+public record AuthProperties(@DefaultValue List<String> tokenKeys, @DefaultValue("1h") Duration tokenTtl,
 		@DefaultValue("0") int hashThreads, @DefaultValue("64") int hashQueue) {
 
 }

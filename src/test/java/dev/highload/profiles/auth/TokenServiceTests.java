@@ -2,10 +2,13 @@ package dev.highload.profiles.auth;
 
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.Date;
+import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 import javax.crypto.Mac;
@@ -17,32 +20,36 @@ import com.nimbusds.jose.JWSHeader;
 import com.nimbusds.jose.crypto.MACSigner;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
+import dev.highload.profiles.cluster.ClusterProperties;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.NullSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
-import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
-import static org.assertj.core.api.Assertions.assertThatNoException;
 
 class TokenServiceTests {
 
 	private static final Duration TTL = Duration.ofHours(1);
 
-	private static final byte[] KEY = bytes(32, 1);
+	private static final String KEY_ID = "current";
 
-	private static final byte[] OTHER_KEY = bytes(32, 2);
+	private static final byte[] KEY = randomKey(32);
 
-	private static final String SECRET = Base64.getEncoder().encodeToString(KEY);
+	private static final byte[] OTHER_KEY = randomKey(32);
+
+	private static final String HS256_HEADER = "{\"alg\":\"HS256\",\"typ\":\"JWT\",\"kid\":\"" + KEY_ID + "\"}";
 
 	private static final UUID USER = UUID.fromString("0190f3c2-7b1e-7a3d-9c4e-1234567890ab");
 
 	private final MutableClock clock = new MutableClock(Instant.parse("2025-06-01T12:00:00Z"));
 
-	private final TokenService tokens = new TokenService(properties(SECRET), this.clock);
+	private final TokenService tokens = service(entry(KEY_ID, KEY));
 
 	@Test
 	void issuedTokenAuthenticatesItsUser() {
@@ -59,7 +66,7 @@ class TokenServiceTests {
 
 	@Test
 	void anotherServiceWithTheSameKeyAcceptsTheToken() {
-		TokenService other = new TokenService(properties(SECRET), this.clock);
+		TokenService other = service(entry(KEY_ID, KEY));
 		assertThat(other.authenticate("Bearer " + this.tokens.issue(USER))).isEqualTo(USER);
 	}
 
@@ -145,24 +152,24 @@ class TokenServiceTests {
 	@Test
 	void tokenMadeHereWithTheRightKeyIsAccepted() throws Exception {
 		// the tokens below differ from these only in what the test is about
-		assertThat(this.tokens.authenticate("Bearer " + nimbusHs256(KEY, claims(USER.toString(), TokenService.ISSUER))))
+		assertThat(this.tokens
+			.authenticate("Bearer " + nimbusHs256(KEY_ID, KEY, claims(USER.toString(), TokenService.ISSUER))))
 			.isEqualTo(USER);
-		String handMade = sign("{\"alg\":\"HS256\",\"typ\":\"JWT\"}", claims(USER.toString(), TokenService.ISSUER),
-				"HmacSHA256", KEY);
+		String handMade = sign(HS256_HEADER, claims(USER.toString(), TokenService.ISSUER), "HmacSHA256", KEY);
 		assertThat(this.tokens.authenticate("Bearer " + handMade)).isEqualTo(USER);
 	}
 
 	@Test
 	void tokenSignedWithAnotherKeyIsRejected() throws Exception {
-		String token = nimbusHs256(OTHER_KEY, claims(USER.toString(), TokenService.ISSUER));
+		String token = nimbusHs256(KEY_ID, OTHER_KEY, claims(USER.toString(), TokenService.ISSUER));
 		assertRejected(() -> this.tokens.authenticate("Bearer " + token));
 	}
 
 	@ParameterizedTest
 	@ValueSource(strings = { "HS384", "HS512" })
 	void tokenSignedWithTheRightKeyButAnotherAlgorithmIsRejected(String algorithm) throws Exception {
-		String token = sign("{\"alg\":\"" + algorithm + "\",\"typ\":\"JWT\"}",
-				claims(USER.toString(), TokenService.ISSUER), "HmacSHA" + algorithm.substring(2), KEY);
+		String token = sign(HS256_HEADER.replace("HS256", algorithm), claims(USER.toString(), TokenService.ISSUER),
+				"HmacSHA" + algorithm.substring(2), KEY);
 		assertRejected(() -> this.tokens.authenticate("Bearer " + token));
 	}
 
@@ -171,13 +178,12 @@ class TokenServiceTests {
 	void tokenSignedWithALongEnoughKeyForAnotherAlgorithmIsRejected(String algorithm) throws Exception {
 		// with 32 bytes the MAC library itself refuses HS384 and HS512; 64 are enough for
 		// both, so only the service's own algorithm check can reject these
-		byte[] key = bytes(64, 4);
-		TokenService service = new TokenService(properties(Base64.getEncoder().encodeToString(key)), this.clock);
+		byte[] key = randomKey(64);
+		TokenService service = service(entry(KEY_ID, key));
 		JWTClaimsSet claims = claims(USER.toString(), TokenService.ISSUER);
-		String hs256 = sign("{\"alg\":\"HS256\",\"typ\":\"JWT\"}", claims, "HmacSHA256", key);
+		String hs256 = sign(HS256_HEADER, claims, "HmacSHA256", key);
 		assertThat(service.authenticate("Bearer " + hs256)).isEqualTo(USER);
-		String token = sign("{\"alg\":\"" + algorithm + "\",\"typ\":\"JWT\"}", claims,
-				"HmacSHA" + algorithm.substring(2), key);
+		String token = sign(HS256_HEADER.replace("HS256", algorithm), claims, "HmacSHA" + algorithm.substring(2), key);
 		assertRejected(() -> service.authenticate("Bearer " + token));
 	}
 
@@ -206,14 +212,14 @@ class TokenServiceTests {
 	@NullSource
 	@ValueSource(strings = { "", "someone-else", "User-Profiles", "user-profiles " })
 	void tokenFromAnotherIssuerIsRejected(String issuer) throws Exception {
-		String token = nimbusHs256(KEY, claims(USER.toString(), issuer));
+		String token = nimbusHs256(KEY_ID, KEY, claims(USER.toString(), issuer));
 		assertRejected(() -> this.tokens.authenticate("Bearer " + token));
 	}
 
 	@Test
 	void tokenWithoutExpiryIsRejected() throws Exception {
 		JWTClaimsSet claims = new JWTClaimsSet.Builder().subject(USER.toString()).issuer(TokenService.ISSUER).build();
-		String token = nimbusHs256(KEY, claims);
+		String token = nimbusHs256(KEY_ID, KEY, claims);
 		assertRejected(() -> this.tokens.authenticate("Bearer " + token));
 	}
 
@@ -222,7 +228,7 @@ class TokenServiceTests {
 	@ValueSource(strings = { "", "not-a-uuid", "42", "0190f3c2-7b1e-7a3d-9c4e-1234567890abc",
 			"0190f3c27b1e7a3d9c4e1234567890ab", "{0190f3c2-7b1e-7a3d-9c4e-1234567890ab}" })
 	void tokenWhoseSubjectIsNotAUuidIsRejected(String subject) throws Exception {
-		String token = nimbusHs256(KEY, claims(subject, TokenService.ISSUER));
+		String token = nimbusHs256(KEY_ID, KEY, claims(subject, TokenService.ISSUER));
 		assertRejected(() -> this.tokens.authenticate("Bearer " + token));
 	}
 
@@ -233,7 +239,7 @@ class TokenServiceTests {
 			"{\"sub\":\"0190f3c2-7b1e-7a3d-9c4e-1234567890ab\",\"iss\":[\"user-profiles\"],\"exp\":4102444800}",
 			"{\"sub\":\"0190f3c2-7b1e-7a3d-9c4e-1234567890ab\"", "not json" })
 	void correctlySignedMalformedClaimsAreRejected(String payload) throws Exception {
-		String token = sign("{\"alg\":\"HS256\",\"typ\":\"JWT\"}", payload, "HmacSHA256", KEY);
+		String token = sign(HS256_HEADER, payload, "HmacSHA256", KEY);
 		assertRejected(() -> this.tokens.authenticate("Bearer " + token));
 	}
 
@@ -254,30 +260,92 @@ class TokenServiceTests {
 	}
 
 	@Test
-	void secretShorterThan32BytesIsRefused() {
-		for (int length : new int[] { 1, 16, 31 }) {
-			AuthProperties properties = properties(Base64.getEncoder().encodeToString(bytes(length, 3)));
-			assertThatIllegalStateException().as("a %d-byte secret", length)
-				.isThrownBy(() -> new TokenService(properties, this.clock));
-		}
+	void newTokensNameTheFirstKeyAndAreSignedWithIt() throws Exception {
+		byte[] previous = randomKey(32);
+		TokenService rotated = service(entry("new", KEY), entry("old", previous));
+		String token = rotated.issue(USER);
+		assertThat(SignedJWT.parse(token).getHeader().getKeyID()).isEqualTo("new");
+		assertThat(service(entry("new", KEY)).authenticate("Bearer " + token)).isEqualTo(USER);
+		assertRejected(() -> service(entry("old", previous)).authenticate("Bearer " + token));
 	}
 
 	@Test
-	void secretOf32BytesIsAccepted() {
-		assertThatNoException().isThrownBy(() -> new TokenService(properties(SECRET), this.clock));
+	void aTokenOfThePreviousKeyIsAcceptedAfterARotation() {
+		byte[] previous = randomKey(32);
+		String beforeRotation = service(entry("old", previous)).issue(USER);
+		TokenService rotated = service(entry("new", KEY), entry("old", previous));
+		assertThat(rotated.authenticate("Bearer " + beforeRotation)).isEqualTo(USER);
+	}
+
+	@Test
+	void aTokenOfAKeyDroppedFromTheRingIsRejected() {
+		byte[] previous = randomKey(32);
+		String beforeRotation = service(entry("old", previous)).issue(USER);
+		TokenService dropped = service(entry("new", KEY));
+		assertRejected(() -> dropped.authenticate("Bearer " + beforeRotation));
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "other", "Current", "current ", "" })
+	void tokenNamingAnUnknownKeyIdIsRejectedEvenWithTheRightKey(String keyId) throws Exception {
+		String token = nimbusHs256(keyId, KEY, claims(USER.toString(), TokenService.ISSUER));
+		assertThat(SignedJWT.parse(token).getHeader().getKeyID()).isEqualTo(keyId);
+		assertRejected(() -> this.tokens.authenticate("Bearer " + token));
+	}
+
+	@Test
+	void tokenWithoutAKeyIdIsRejectedEvenWithTheRightKey() throws Exception {
+		JWTClaimsSet claims = claims(USER.toString(), TokenService.ISSUER);
+		String token = nimbusHs256(null, KEY, claims);
+		assertThat(SignedJWT.parse(token).getHeader().getKeyID()).isNull();
+		assertRejected(() -> this.tokens.authenticate("Bearer " + token));
+		String handMade = sign("{\"alg\":\"HS256\",\"typ\":\"JWT\"}", claims, "HmacSHA256", KEY);
+		assertRejected(() -> this.tokens.authenticate("Bearer " + handMade));
+	}
+
+	@Test
+	void tokenIsVerifiedWithTheKeyItNamesNotWithAnyKeyOfTheRing() throws Exception {
+		byte[] previous = randomKey(32);
+		TokenService rotated = service(entry("new", KEY), entry("old", previous));
+		JWTClaimsSet claims = claims(USER.toString(), TokenService.ISSUER);
+		assertThat(rotated.authenticate("Bearer " + nimbusHs256("old", previous, claims))).isEqualTo(USER);
+		assertRejected(() -> rotated.authenticate("Bearer " + nimbusHs256("new", previous, claims)));
+		assertRejected(() -> rotated.authenticate("Bearer " + nimbusHs256("old", KEY, claims)));
 	}
 
 	@ParameterizedTest
 	@NullSource
-	@ValueSource(strings = { "", "   " })
-	void blankSecretMeansARandomKey(String secret) {
-		TokenService first = new TokenService(properties(secret), this.clock);
-		TokenService second = new TokenService(properties(secret), this.clock);
+	@ValueSource(strings = { "", "   ", ",", " , \n" })
+	void withTheEmbeddedClusterNoKeysMeanARandomKeyOfThisInstance(String keys) {
+		AuthProperties properties = new AuthProperties((keys != null) ? List.of(keys) : null, TTL, 0, 64);
+		TokenService first = new TokenService(properties, cluster(true), this.clock);
+		TokenService second = new TokenService(properties, cluster(true), this.clock);
 		String token = first.issue(USER);
 		assertThat(first.authenticate("Bearer " + token)).isEqualTo(USER);
 		assertThat(second.authenticate("Bearer " + second.issue(USER))).isEqualTo(USER);
 		assertRejected(() -> second.authenticate("Bearer " + token));
 		assertRejected(() -> this.tokens.authenticate("Bearer " + token));
+	}
+
+	@Test
+	void withTheEmbeddedClusterConfiguredKeysAreUsed() {
+		TokenService first = new TokenService(properties(entry(KEY_ID, KEY)), cluster(true), this.clock);
+		TokenService second = new TokenService(properties(entry(KEY_ID, KEY)), cluster(true), this.clock);
+		assertThat(second.authenticate("Bearer " + first.issue(USER))).isEqualTo(USER);
+		assertThat(this.tokens.authenticate("Bearer " + first.issue(USER))).isEqualTo(USER);
+	}
+
+	@ParameterizedTest
+	@NullSource
+	@ValueSource(strings = { "", "   ", ",", " , \n" })
+	void withoutTheEmbeddedClusterNoKeysRefuseTheStart(String keys) {
+		AuthProperties properties = new AuthProperties((keys != null) ? List.of(keys) : null, TTL, 0, 64);
+		assertThatExceptionOfType(TokenKeyException.class)
+			.isThrownBy(() -> new TokenService(properties, cluster(false), this.clock))
+			.withMessageStartingWith("app.auth.token-keys is not set, and the embedded cluster is off")
+			.withMessageContaining("head -c 32 /dev/urandom | base64");
+		assertThatExceptionOfType(TokenKeyException.class)
+			.isThrownBy(() -> new TokenService(new AuthProperties(List.of(), TTL, 0, 64), cluster(false), this.clock));
 	}
 
 	private static void assertRejected(ThrowingCallable call) {
@@ -296,8 +364,8 @@ class TokenServiceTests {
 			.build();
 	}
 
-	private static String nimbusHs256(byte[] key, JWTClaimsSet claims) throws JOSEException {
-		SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.HS256), claims);
+	private static String nimbusHs256(String keyId, byte[] key, JWTClaimsSet claims) throws JOSEException {
+		SignedJWT jwt = new SignedJWT(new JWSHeader.Builder(JWSAlgorithm.HS256).keyID(keyId).build(), claims);
 		jwt.sign(new MACSigner(key));
 		return jwt.serialize();
 	}
@@ -330,16 +398,28 @@ class TokenServiceTests {
 		return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
 	}
 
-	private static byte[] bytes(int length, int seed) {
-		byte[] bytes = new byte[length];
-		for (int i = 0; i < length; i++) {
-			bytes[i] = (byte) (seed * 31 + i * 7);
-		}
-		return bytes;
+	static byte[] randomKey(int length) {
+		byte[] key = new byte[length];
+		new SecureRandom().nextBytes(key);
+		return key;
 	}
 
-	private static AuthProperties properties(String secret) {
-		return new AuthProperties(secret, TTL, 0, 64);
+	static String entry(String keyId, byte[] key) {
+		return keyId + ":" + Base64.getEncoder().encodeToString(key);
+	}
+
+	private TokenService service(String... entries) {
+		return new TokenService(properties(entries), cluster(false), this.clock);
+	}
+
+	private static AuthProperties properties(String... entries) {
+		return new AuthProperties(List.of(entries), TTL, 0, 64);
+	}
+
+	/** The defaults of {@code app.cluster}, with {@code enabled} as given. */
+	static ClusterProperties cluster(boolean enabled) {
+		return new Binder(new MapConfigurationPropertySource(Map.of("app.cluster.enabled", String.valueOf(enabled))))
+			.bindOrCreate("app.cluster", ClusterProperties.class);
 	}
 
 }
