@@ -1,6 +1,7 @@
 # The service's image: built with the Maven wrapper in a JDK image, run on a JRE image as
-# an unprivileged user. It holds no password or key: docker-compose.yml passes them as
-# environment variables (APP_DB_PASSWORD, APP_AUTH_TOKEN_SECRET, ...).
+# an unprivileged user. It holds no password or key: the compose files hand them over as files
+# under /run/secrets (Compose secrets, read through application.yml's configtree import);
+# environment variables (APP_DB_PASSWORD, APP_AUTH_TOKEN_KEYS, ...) work as well.
 
 # The official Temurin images by default; docker/local-images.env names stand-ins built from
 # Debian's packages (docker/local-images.sh) for machines that reach no registry.

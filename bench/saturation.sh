@@ -80,8 +80,9 @@ Environment (defaults in brackets):
   PRIMARY_PORT    primary port                  [15432]
   REPLICA1_PORT   replica1 port                 [15433]
   REPLICA2_PORT   replica2 port                 [15434]
-  PGUSER          database user                 [profiles]
-  PGPASSWORD      its password                  [profiles]
+  PGUSER          database user; it creates the bench tables, so the schema's owner,
+                  not the service's runtime role      [profiles_owner]
+  PGPASSWORD      its password                  [profiles_owner]
   PGDATABASE      database                      [profiles]
   DURATION        seconds measured, each side, each round [20]
   ROUNDS          measured rounds, sides alternating      [3]
@@ -120,8 +121,8 @@ BASE_URL=${BASE_URL:-http://127.0.0.1:8080}
 BASE_URL=${BASE_URL%/}
 MANAGEMENT_URL=${MANAGEMENT_URL:-$(sed -E 's#^(https?://[^/:]+).*#\1:8081#' <<<"$BASE_URL")}
 export PGHOST=${PGHOST:-127.0.0.1}
-export PGUSER=${PGUSER:-profiles}
-export PGPASSWORD=${PGPASSWORD:-profiles}
+export PGUSER=${PGUSER:-profiles_owner}
+export PGPASSWORD=${PGPASSWORD:-profiles_owner}
 export PGDATABASE=${PGDATABASE:-profiles}
 PRIMARY_PORT=${PRIMARY_PORT:-15432}
 REPLICA1_PORT=${REPLICA1_PORT:-15433}

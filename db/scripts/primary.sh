@@ -13,10 +13,18 @@
 #   POSTGRES_PASSWORD  the superuser's password, used only at initialisation (required then)
 #   POSTGRES_USER      the superuser (default postgres)
 #   and the variables of init-primary.sh
+# Every password may come from a file instead (X_FILE=/run/secrets/..., file-env.sh): they are
+# read here, while the script may still run as root and read what only root may, and none of
+# them stays in the environment of the server.
 # The PostgreSQL binaries are found on PATH, as the image sets it.
 set -Eeuo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/file-env.sh"
 : "${PGDATA:?PGDATA must name the data directory}"
 superuser=${POSTGRES_USER:-postgres}
+secrets=(POSTGRES_PASSWORD APP_DB_PASSWORD APP_DB_MIGRATION_PASSWORD REPLICATION_PASSWORD)
+for secret in "${secrets[@]}"; do
+	file_env "$secret"
+done
 
 log() {
 	printf '%s primary.sh: %s\n' "$(date -u '+%Y-%m-%d %H:%M:%S UTC')" "$*" >&2
@@ -37,7 +45,7 @@ if [ "$(id -u)" = 0 ]; then
 fi
 
 if [ ! -s "$PGDATA/PG_VERSION" ]; then
-	: "${POSTGRES_PASSWORD:?POSTGRES_PASSWORD is required to initialise the primary}"
+	file_env POSTGRES_PASSWORD required
 	log "initialising an empty data directory in $PGDATA"
 	work=$(mktemp -d)
 	trap 'rm -rf "$work"' EXIT
@@ -56,4 +64,5 @@ if [ ! -s "$PGDATA/PG_VERSION" ]; then
 	pg_ctl -D "$PGDATA" -w -m fast stop >&2
 	log "initialised"
 fi
+unset "${secrets[@]}"
 exec postgres -D "$PGDATA" "$@"

@@ -11,7 +11,9 @@
 #   PGDATA                the data directory (set by the image); its parent must be writable,
 #                         since the base backup is taken next to it and renamed into place
 #   REPLICA_NAME          application_name and replication slot, e.g. replica1 (required)
-#   REPLICATION_PASSWORD  password of the streaming role (required)
+#   REPLICATION_PASSWORD  password of the streaming role (required), or REPLICATION_PASSWORD_FILE
+#                         naming a file that holds it (/run/secrets/...; file-env.sh), read
+#                         while the script may still run as root
 #   REPLICATION_USER      the streaming role (default replicator)
 #   PRIMARY_HOST          (default primary)
 #   PRIMARY_PORT          (default 5432)
@@ -21,10 +23,11 @@
 #   BOOTSTRAP_TIMEOUT     give up cloning after this many seconds; 0 never does (default 0)
 # The PostgreSQL binaries are found on PATH, as the image sets it.
 set -Eeuo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/file-env.sh"
 
 : "${PGDATA:?PGDATA must name the data directory}"
 : "${REPLICA_NAME:?REPLICA_NAME must name this replica, e.g. replica1}"
-: "${REPLICATION_PASSWORD:?REPLICATION_PASSWORD is required}"
+file_env REPLICATION_PASSWORD required
 replication_user=${REPLICATION_USER:-replicator}
 primary_host=${PRIMARY_HOST:-primary}
 primary_port=${PRIMARY_PORT:-5432}
@@ -57,6 +60,7 @@ fi
 escaped_user=$(printf '%s' "$replication_user" | sed 's/[\\:]/\\&/g')
 escaped_password=$(printf '%s' "$REPLICATION_PASSWORD" | sed 's/[\\:]/\\&/g')
 (umask 077 && printf '*:*:*:%s:%s\n' "$escaped_user" "$escaped_password" > "$passfile")
+unset REPLICATION_PASSWORD escaped_password
 export PGPASSFILE=$passfile PGCONNECT_TIMEOUT=5
 
 # Until postgres replaces this script, a stop request (docker stop sends SIGINT) must end

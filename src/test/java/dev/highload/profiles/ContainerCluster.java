@@ -16,6 +16,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.testcontainers.DockerClientFactory;
+import org.testcontainers.containers.Container;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.Network;
 import org.testcontainers.containers.wait.strategy.Wait;
@@ -33,6 +34,11 @@ import org.testcontainers.utility.MountableFile;
  * reach them through mapped ports. All three start at once, and the replicas wait for the
  * primary as their script does under compose. One cluster per test JVM, removed when it
  * exits.
+ * <p>
+ * pg_hba.conf accepts the superuser only from inside a container, and the tests connect
+ * through the published ports, from the network: this test cluster alone admits
+ * {@code postgres} from the network as well, by a line put first in each node's
+ * pg_hba.conf once all three run.
  */
 final class ContainerCluster implements ClusterNodes {
 
@@ -41,6 +47,10 @@ final class ContainerCluster implements ClusterNodes {
 	static final String USERNAME = "profiles";
 
 	static final String APP_PASSWORD = "profiles-test";
+
+	static final String MIGRATION_USERNAME = "profiles_owner";
+
+	static final String MIGRATION_PASSWORD = "profiles-owner-test";
 
 	private static final String SUPERUSER_PASSWORD = "postgres-test";
 
@@ -104,10 +114,33 @@ final class ContainerCluster implements ClusterNodes {
 	private void start() {
 		try {
 			Startables.deepStart(this.nodes.values()).join();
+			String subnet = subnet();
+			for (GenericContainer<?> node : this.nodes.values()) {
+				admitTheSuperuserFrom(node, subnet);
+			}
 		}
 		catch (RuntimeException ex) {
 			stop();
 			throw ex;
+		}
+	}
+
+	private static void admitTheSuperuserFrom(GenericContainer<?> node, String subnet) {
+		try {
+			Container.ExecResult result = node.execInContainerWithUser("postgres", "bash", "-c",
+					"sed -i '1i host all postgres " + subnet + " scram-sha-256' \"$PGDATA/pg_hba.conf\""
+							+ " && psql -XAtq -U postgres -d postgres -c 'SELECT pg_reload_conf()'");
+			if (result.getExitCode() != 0) {
+				throw new IllegalStateException("Could not admit the tests' superuser connections on "
+						+ node.getNetworkAliases() + ": " + result.getStderr());
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
 		}
 	}
 
@@ -121,6 +154,8 @@ final class ContainerCluster implements ClusterNodes {
 			.withEnv("APP_DB_DATABASE", DATABASE)
 			.withEnv("APP_DB_USERNAME", USERNAME)
 			.withEnv("APP_DB_PASSWORD", APP_PASSWORD)
+			.withEnv("APP_DB_MIGRATION_USERNAME", MIGRATION_USERNAME)
+			.withEnv("APP_DB_MIGRATION_PASSWORD", MIGRATION_PASSWORD)
 			.withEnv("DB_ALLOWED_CIDR", subnet())
 			.withCopyFileToContainer(MountableFile.forHostPath("db/scripts/primary.sh", 0755), "/db/scripts/primary.sh")
 			.withCopyFileToContainer(MountableFile.forHostPath("db/scripts/init-primary.sh", 0755),
@@ -143,6 +178,8 @@ final class ContainerCluster implements ClusterNodes {
 			.withSharedMemorySize(256L * 1024 * 1024)
 			.withEnv("REPLICATION_PASSWORD", REPLICATION_PASSWORD)
 			.withCopyFileToContainer(MountableFile.forHostPath("db/scripts/replica.sh", 0755), "/db/scripts/replica.sh")
+			.withCopyFileToContainer(MountableFile.forHostPath("db/scripts/file-env.sh", 0644),
+					"/db/scripts/file-env.sh")
 			.withCopyFileToContainer(MountableFile.forHostPath("db/scripts/healthcheck.sh", 0755),
 					"/db/scripts/healthcheck.sh")
 			.withCopyFileToContainer(MountableFile.forHostPath("db/postgresql/cluster.conf", 0644),

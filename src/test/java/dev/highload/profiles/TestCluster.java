@@ -76,7 +76,10 @@ final class TestCluster {
 				.of("app.cluster.enabled=false", "app.db.nodes=" + String.join(",", cluster.nodes()),
 						"app.db.replicas=" + String.join(",", cluster.replicas()),
 						"app.db.database=" + ContainerCluster.DATABASE, "app.db.username=" + ContainerCluster.USERNAME,
-						"app.db.password=" + ContainerCluster.APP_PASSWORD, "app.auth.token-keys=" + randomTokenKey())
+						"app.db.password=" + ContainerCluster.APP_PASSWORD,
+						"app.db.migration.username=" + ContainerCluster.MIGRATION_USERNAME,
+						"app.db.migration.password=" + ContainerCluster.MIGRATION_PASSWORD,
+						"app.auth.token-keys=" + randomTokenKey())
 				.applyTo(context);
 		}
 

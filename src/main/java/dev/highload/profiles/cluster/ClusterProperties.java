@@ -15,9 +15,15 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param primaryPort port of the node named {@code primary}
  * @param replica1Port port of the node named {@code replica1}
  * @param replica2Port port of the node named {@code replica2}
- * @param database the application's database, owned by {@link #username}
- * @param username the application's login role
- * @param password the application's password
+ * @param database the application's database, owned by {@link #migrationUsername}
+ * @param username the service's runtime role: it may connect, read and insert (the
+ * service's {@code app.db.username} must name it)
+ * @param password its password
+ * @param migrationUsername the migration role, owner of the database and its schema;
+ * unset, {@code <username>_owner}. While the embedded cluster runs, it is the service's
+ * {@code app.db.migration.username} unless that is set ({@link EmbeddedClusterRoles})
+ * @param migrationPassword its password; unset, the same as its name, like the other
+ * local-only defaults
  * @param superuserPassword password of the {@code postgres} superuser
  * @param replicationPassword password of the {@code replicator} role used for streaming
  * @param sharedBuffers {@code shared_buffers} of every node
@@ -38,6 +44,16 @@ public record ClusterProperties(@DefaultValue("true") boolean enabled, @DefaultV
 		@DefaultValue("profiles") String username, @DefaultValue("profiles") String password,
 		@DefaultValue("postgres") String superuserPassword, @DefaultValue("replicator") String replicationPassword,
 		@DefaultValue("256MB") String sharedBuffers, @DefaultValue("120s") Duration startTimeout,
-		@DefaultValue("true") boolean synchronousReplication, @DefaultValue("false") boolean joinRunning) {
+		@DefaultValue("true") boolean synchronousReplication, @DefaultValue("false") boolean joinRunning,
+		String migrationUsername, String migrationPassword) {
+
+	public ClusterProperties {
+		if (migrationUsername == null || migrationUsername.isBlank()) {
+			migrationUsername = username + "_owner";
+		}
+		if (migrationPassword == null) {
+			migrationPassword = migrationUsername;
+		}
+	}
 
 }

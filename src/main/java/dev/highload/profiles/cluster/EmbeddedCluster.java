@@ -214,6 +214,7 @@ public final class EmbeddedCluster implements AutoCloseable {
 			configure(primary);
 			primary.start(this.properties.startTimeout(), Map.of(), this.properties.superuserPassword());
 			ensureSlots(primary);
+			ensureRoles(primary);
 			for (PostgresNode node : this.nodes) {
 				if (node != primary) {
 					node.start(this.properties.startTimeout(), Map.of(), this.properties.superuserPassword());
@@ -392,7 +393,8 @@ public final class EmbeddedCluster implements AutoCloseable {
 		primary.start(this.properties.startTimeout(), Map.of("synchronous_standby_names", ""),
 				this.properties.superuserPassword());
 		try {
-			createRolesAndDatabase(primary);
+			ensureRoles(primary);
+			ensureSlots(primary);
 		}
 		finally {
 			primary.stop(STOP_TIMEOUT);
@@ -411,28 +413,81 @@ public final class EmbeddedCluster implements AutoCloseable {
 				|| name.equals(PostgresNode.FENCE) || name.equals("pg_replslot");
 	}
 
-	private void createRolesAndDatabase(PostgresNode primary) throws IOException {
+	/**
+	 * The roles and privileges of db/scripts/init-primary.sh: the migration role owns the
+	 * database and its schema, the runtime role may connect and look up names there, and
+	 * the service's migrations grant it what it may do with the tables (db/migration).
+	 * <p>
+	 * Run at every start, and idempotent: a cluster bootstrapped before there were two
+	 * roles, where the runtime role owned everything, gets the migration role, which
+	 * takes over what the runtime role owned; the service's next migration then grants
+	 * the runtime role its privileges. Its commits do not wait for a standby, which may
+	 * not run yet.
+	 */
+	void ensureRoles(PostgresNode primary) throws IOException {
 		ClusterProperties p = this.properties;
+		boolean separate = !p.username().equals(p.migrationUsername());
+		boolean takeOver;
 		try (Connection c = primary.connect("postgres", "postgres", p.superuserPassword())) {
-			execute(c, "CREATE ROLE %I LOGIN PASSWORD %L", p.username(), p.password());
-			execute(c, "CREATE ROLE replicator LOGIN REPLICATION PASSWORD %L", p.replicationPassword());
-			// For pg_stat_replication and pg_stat_statements (health, routing tests).
-			execute(c, "GRANT pg_monitor TO %I", p.username());
-			execute(c, "CREATE DATABASE %I OWNER %I", p.database(), p.username());
-			try (Statement s = c.createStatement()) {
-				s.execute("SELECT pg_create_physical_replication_slot('" + REPLICA1 + "'), "
-						+ "pg_create_physical_replication_slot('" + REPLICA2 + "')");
+			execute(c, "SET synchronous_commit = local");
+			createRoleIfMissing(c, p.migrationUsername(), "LOGIN", p.migrationPassword());
+			createRoleIfMissing(c, p.username(), "LOGIN", p.password());
+			createRoleIfMissing(c, "replicator", "LOGIN REPLICATION", p.replicationPassword());
+			// pg_stat_replication's columns, for the health details and the replication
+			// metrics; tests read pg_stat_statements as the superuser. The runtime role
+			// was
+			// a member of pg_monitor before.
+			execute(c, "GRANT pg_read_all_stats TO %I", p.username());
+			if (separate) {
+				execute(c, "REVOKE pg_monitor FROM %I", p.username());
 			}
+			String owner = queryValue(c, "SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = ?",
+					p.database());
+			if (owner == null) {
+				execute(c, "CREATE DATABASE %I OWNER %I", p.database(), p.migrationUsername());
+			}
+			takeOver = separate && p.username().equals(owner);
+			if (takeOver) {
+				log.info("Database {}: handing what role {} owns to the migration role {}", p.database(), p.username(),
+						p.migrationUsername());
+				execute(c, "ALTER DATABASE %I OWNER TO %I", p.database(), p.migrationUsername());
+			}
+			execute(c, "REVOKE ALL ON DATABASE %I FROM PUBLIC", p.database());
+			execute(c, "GRANT CONNECT ON DATABASE %I TO %I", p.database(), p.username());
 		}
 		catch (SQLException ex) {
-			throw new IOException("Could not create roles and database: " + ex.getMessage(), ex);
+			throw new IOException("Could not create the roles and the database: " + ex.getMessage(), ex);
 		}
-		try (Connection c = primary.connect(p.database(), "postgres", p.superuserPassword());
-				Statement s = c.createStatement()) {
-			s.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+		try (Connection c = primary.connect(p.database(), "postgres", p.superuserPassword())) {
+			execute(c, "SET synchronous_commit = local");
+			if (takeOver) {
+				execute(c, "REASSIGN OWNED BY %I TO %I", p.username(), p.migrationUsername());
+			}
+			execute(c, "ALTER SCHEMA public OWNER TO %I", p.migrationUsername());
+			execute(c, "REVOKE ALL ON SCHEMA public FROM PUBLIC");
+			execute(c, "GRANT USAGE ON SCHEMA public TO %I", p.username());
+			execute(c, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
 		}
 		catch (SQLException ex) {
-			throw new IOException("Could not create pg_stat_statements: " + ex.getMessage(), ex);
+			throw new IOException("Could not set the privileges in database " + p.database() + ": " + ex.getMessage(),
+					ex);
+		}
+	}
+
+	private static void createRoleIfMissing(Connection c, String role, String attributes, String password)
+			throws SQLException {
+		if (queryValue(c, "SELECT rolname FROM pg_roles WHERE rolname = ?", role) == null) {
+			execute(c, "CREATE ROLE %I " + attributes + " PASSWORD %L", role, password);
+		}
+	}
+
+	/** The first column of the first row, or null when there is no row. */
+	private static String queryValue(Connection c, String sql, String parameter) throws SQLException {
+		try (PreparedStatement ps = c.prepareStatement(sql)) {
+			ps.setString(1, parameter);
+			try (ResultSet rs = ps.executeQuery()) {
+				return rs.next() ? rs.getString(1) : null;
+			}
 		}
 	}
 

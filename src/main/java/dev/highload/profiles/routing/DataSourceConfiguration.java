@@ -4,18 +4,23 @@ import java.sql.Connection;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.micrometer.core.instrument.MeterRegistry;
 
-import org.springframework.boot.flyway.autoconfigure.FlywayDataSource;
+import org.postgresql.Driver;
+
+import org.springframework.boot.flyway.autoconfigure.FlywayConfigurationCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
 import org.springframework.jdbc.datasource.LazyConnectionDataSourceProxy;
+import org.springframework.jdbc.datasource.SimpleDriverDataSource;
 
 /**
  * Two pools and the proxy that routes between them.
@@ -29,12 +34,15 @@ import org.springframework.jdbc.datasource.LazyConnectionDataSourceProxy;
  * the read pool when that flag is set. A routing DataSource without the lazy proxy would
  * see the flag too late and send everything to the primary. A read-only scope without a
  * physical transaction goes to the read pool too ({@link ReadOnlyScopeDataSource}).
+ * <p>
+ * Both pools log in as the runtime role ({@code app.db.username}); Flyway and the seeder
+ * connect as the role that owns the schema ({@code app.db.migration.*}, the runtime role
+ * when unset) over connections of their own ({@link SchemaOwnerConnections}).
  */
 @Configuration(proxyBeanMethods = false)
 class DataSourceConfiguration {
 
 	@Bean(destroyMethod = "close")
-	@FlywayDataSource
 	HikariDataSource writeDataSource(DatabaseProperties properties) {
 		HikariDataSource pool = pool("primary", properties.nodes(), "primary", properties, properties.writePool(),
 				false);
@@ -71,6 +79,35 @@ class DataSourceConfiguration {
 		}
 		proxy.setReadOnlyDataSource(readDataSource);
 		return new ReadOnlyScopeDataSource(proxy, readDataSource);
+	}
+
+	@Bean
+	SchemaOwnerConnections schemaOwnerConnections(DatabaseProperties properties) {
+		String url = "jdbc:postgresql://" + String.join(",", properties.nodes()) + "/" + properties.database()
+				+ "?targetServerType=primary&connectTimeout=" + properties.writePool().connectTimeout().toSeconds()
+				+ "&tcpKeepAlive=true&ApplicationName=user-profiles-migration";
+		return new SchemaOwnerConnections(new SimpleDriverDataSource(new Driver(), url, properties.migrationUsername(),
+				properties.migrationPassword()));
+	}
+
+	/**
+	 * Flyway connects as the schema's owner, and {@code ${runtime_role}} in the
+	 * migrations is the role they grant the service's privileges to, as a quoted
+	 * identifier. With one role it is the owner itself, and the grants change nothing.
+	 */
+	@Bean
+	FlywayConfigurationCustomizer migrationsAsTheSchemaOwner(DatabaseProperties properties,
+			SchemaOwnerConnections owner) {
+		return (configuration) -> {
+			configuration.dataSource(owner.dataSource());
+			Map<String, String> placeholders = new HashMap<>(configuration.getPlaceholders());
+			placeholders.put("runtime_role", quotedIdentifier(properties.username()));
+			configuration.placeholders(placeholders);
+		};
+	}
+
+	static String quotedIdentifier(String name) {
+		return "\"" + name.replace("\"", "\"\"") + "\"";
 	}
 
 	static String jdbcUrl(List<String> hosts, String targetServerType, DatabaseProperties properties,

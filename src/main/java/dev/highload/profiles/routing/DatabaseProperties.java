@@ -14,8 +14,13 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param replicas the replicas as {@code host:port}; the read pool balances over them and
  * falls back to the primary when none answers
  * @param database database name
- * @param username login role
- * @param password password
+ * @param username the runtime role, the one both pools log in as: it may read and insert
+ * the service's tables and nothing more where the database was set up by this project
+ * (docs/operations.md, "Database roles")
+ * @param password its password
+ * @param migration the role that owns the schema, which Flyway and the seeder connect as;
+ * unset, they use the runtime role, which must then own the schema (one role, as on an
+ * existing cluster where nobody made two)
  * @param readFromReplicas route read-only transactions to the replicas; {@code false}
  * sends everything to the primary (for comparisons)
  * @param writeTimeout how long a commit may wait for a synchronous standby before it is
@@ -34,7 +39,33 @@ public record DatabaseProperties(@DefaultValue( {
 		@DefaultValue({ "127.0.0.1:15433", "127.0.0.1:15434" }) List<String> replicas,
 		@DefaultValue("profiles") String database, @DefaultValue("profiles") String username,
 		@DefaultValue("profiles") String password, @DefaultValue("true") boolean readFromReplicas,
-		@DefaultValue("5s") Duration writeTimeout, @DefaultValue Pool writePool, @DefaultValue Pool readPool){
+		@DefaultValue("5s") Duration writeTimeout, @DefaultValue Pool writePool, @DefaultValue Pool readPool,
+		@DefaultValue Migration migration){
+
+	/** The role that migrations and the seeder log in as: the migration role if set. */
+	public String migrationUsername() {
+		return this.migration.separate() ? this.migration.username() : this.username;
+	}
+
+	/** The password of {@link #migrationUsername()}. */
+	public String migrationPassword() {
+		return this.migration.separate() ? this.migration.password() : this.password;
+	}
+
+	/**
+	 * The migration role. As environment variables {@code APP_DB_MIGRATION_USERNAME} and
+	 * {@code APP_DB_MIGRATION_PASSWORD}, the names db/scripts give them too.
+	 *
+	 * @param username owner of the schema's objects; unset (or empty), the runtime role
+	 * @param password its password
+	 */
+	public record Migration(String username, String password) {
+
+		boolean separate() {
+			return this.username != null && !this.username.isBlank();
+		}
+
+	}
 
 	/**
 	 * Refuses timeouts that would let a slow statement outlive its socket: the service

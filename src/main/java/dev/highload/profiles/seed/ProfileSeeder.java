@@ -18,12 +18,12 @@ import java.util.UUID;
 import javax.sql.DataSource;
 
 import dev.highload.profiles.auth.PasswordHasher;
+import dev.highload.profiles.routing.SchemaOwnerConnections;
 import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.stereotype.Component;
 
 /**
@@ -32,6 +32,9 @@ import org.springframework.stereotype.Component;
  * interrupted can be repeated with the same seed and completes what is missing. All
  * seeded users share one password, hashed once. Finishes with VACUUM ANALYZE so that the
  * planner has statistics and the search's index-only scans see a current visibility map.
+ * <p>
+ * It connects as the role that owns the schema ({@link SchemaOwnerConnections}): VACUUM
+ * needs the table's owner, and the service's runtime role owns nothing.
  */
 @Component
 public class ProfileSeeder {
@@ -47,8 +50,8 @@ public class ProfileSeeder {
 
 	private final PasswordHasher passwordHasher;
 
-	ProfileSeeder(@Qualifier("writeDataSource") DataSource primary, PasswordHasher passwordHasher) {
-		this.primary = primary;
+	ProfileSeeder(SchemaOwnerConnections owner, PasswordHasher passwordHasher) {
+		this.primary = owner.dataSource();
 		this.passwordHasher = passwordHasher;
 	}
 

@@ -18,12 +18,14 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
+import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import static org.awaitility.Awaitility.await;
 
@@ -38,6 +40,12 @@ import static org.awaitility.Awaitility.await;
  * private Unix socket that runs init-primary.sh, then the real start, as in the official
  * image and in the stand-in built from Debian's packages. Every process runs unprivileged
  * ({@link Privileges}) on ports 24432-24434 and is stopped by its pid.
+ * <p>
+ * The nodes listen on three loopback addresses, and the tests connect from the one they
+ * choose: 127.0.0.1 is inside the container, {@link #APP_NETWORK} stands for the network
+ * the service connects from ({@code DB_ALLOWED_CIDR}) and {@link #REPLICATION_NETWORK}
+ * for the database network ({@code DB_REPLICATION_CIDR}). The replicas stream from
+ * 127.0.0.1, since libpq cannot choose its source address.
  */
 class ComposeScriptsIntegrationTests {
 
@@ -60,6 +68,15 @@ class ComposeScriptsIntegrationTests {
 	private static final String REPLICATION_PASSWORD = "repl:pass\\'word";
 
 	private static final String APP_PASSWORD = "app-password";
+
+	/** Given as a file, as a Compose secret would be. */
+	private static final String OWNER_PASSWORD = "owner-password";
+
+	private static final String APP_NETWORK = "127.0.0.2";
+
+	private static final String REPLICATION_NETWORK = "127.0.0.3";
+
+	private static final String INSIDE = "127.0.0.1";
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
@@ -103,11 +120,6 @@ class ComposeScriptsIntegrationTests {
 				"SELECT current_setting('synchronous_standby_names') || ' '"
 						+ "|| current_setting('synchronous_commit')"))
 			.isEqualTo("ANY 1 (replica1, replica2) remote_apply");
-		assertThat(query(PRIMARY_PORT,
-				"SELECT string_agg(DISTINCT address, ',' ORDER BY address) FROM pg_hba_file_rules "
-						+ "WHERE type = 'host'"))
-			.as("TCP clients only from the allowed network")
-			.isEqualTo("127.0.0.1,::1");
 		assertThat(healthcheck("primary", PRIMARY_PORT)).isZero();
 		assertThat(healthcheck("replica", PRIMARY_PORT)).as("the primary is no replica").isNotZero();
 		for (int port : List.of(PRIMARY_PORT + 1, PRIMARY_PORT + 2)) {
@@ -115,7 +127,7 @@ class ComposeScriptsIntegrationTests {
 			assertThat(awaitQuery(port, "profiles", "SELECT count(*) >= 0 FROM pg_stat_statements")).isEqualTo("t");
 		}
 
-		try (Connection c = connect(PRIMARY_PORT, "profiles", "profiles", APP_PASSWORD);
+		try (Connection c = connect(APP_NETWORK, PRIMARY_PORT, "profiles", "profiles_owner", OWNER_PASSWORD);
 				Statement s = c.createStatement()) {
 			s.execute("CREATE TABLE note (text text)");
 			s.execute("INSERT INTO note VALUES ('written on the primary')");
@@ -130,6 +142,73 @@ class ComposeScriptsIntegrationTests {
 		String log = Files.readString(logFile("replica1"));
 		assertThat(log).containsOnlyOnce("cloned from").contains("replica1: starting as a standby");
 		assertThat(log.split("starting as a standby", -1)).as("two starts").hasSize(3);
+	}
+
+	/**
+	 * What init-primary.sh and the service's migrations leave each role: the superuser
+	 * only inside the container, replication only from the database network, the two
+	 * application roles only to their database and only from the service's network; the
+	 * runtime role reads and inserts users and may do nothing else. A primary without
+	 * replicas, so without synchronous replication.
+	 */
+	@Test
+	@Timeout(value = 2, unit = TimeUnit.MINUTES)
+	void eachRoleMayDoOnlyWhatItNeedsAndOnlyFromWhereItNeedsIt() throws Exception {
+		startPrimary("-c", "synchronous_standby_names=");
+		assertThat(awaitQuery(PRIMARY_PORT, "postgres", "SELECT 'up'")).as("the superuser inside").isEqualTo("up");
+		String v4 = "255.255.255.255";
+		String v6 = "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff";
+		assertThat(hbaRules()).containsExactly("local all all - trust",
+				"host all all 127.0.0.1 " + v4 + " scram-sha-256", "host all all ::1 " + v6 + " scram-sha-256",
+				"host replication replicator 127.0.0.1 " + v4 + " scram-sha-256",
+				"host replication replicator ::1 " + v6 + " scram-sha-256",
+				"host replication replicator " + REPLICATION_NETWORK + " " + v4 + " scram-sha-256",
+				"host profiles profiles,profiles_owner " + APP_NETWORK + " " + v4 + " scram-sha-256",
+				"host all all all reject", "host replication all all reject");
+
+		assertRefusedByPgHba(APP_NETWORK, "postgres", "postgres", SUPERUSER_PASSWORD);
+		assertRefusedByPgHba(APP_NETWORK, "profiles", "postgres", SUPERUSER_PASSWORD);
+		assertRefusedByPgHba(REPLICATION_NETWORK, "postgres", "postgres", SUPERUSER_PASSWORD);
+		assertRefusedByPgHba(APP_NETWORK, "postgres", "profiles", APP_PASSWORD);
+		assertRefusedByPgHba(REPLICATION_NETWORK, "profiles", "profiles", APP_PASSWORD);
+		assertRefusedByPgHba(APP_NETWORK, "postgres", "replicator", REPLICATION_PASSWORD);
+		assertThatExceptionOfType(SQLException.class).as("replication from the service's network")
+			.isThrownBy(() -> replicationConnection(APP_NETWORK).close())
+			.satisfies(ComposeScriptsIntegrationTests::refusedByPgHba);
+		try (Connection replication = replicationConnection(REPLICATION_NETWORK)) {
+			assertThat(replication.isValid(5)).as("replication from the database network").isTrue();
+		}
+
+		// The service's migrations, as the owner, from the service's network.
+		Flyway.configure()
+			.dataSource(url(APP_NETWORK, PRIMARY_PORT, "profiles"), "profiles_owner", OWNER_PASSWORD)
+			.locations("filesystem:db/migration")
+			.placeholders(Map.of("runtime_role", "\"profiles\""))
+			.load()
+			.migrate();
+		try (Connection c = connect(APP_NETWORK, PRIMARY_PORT, "profiles", "profiles", APP_PASSWORD);
+				Statement s = c.createStatement()) {
+			s.execute("INSERT INTO users (id, first_name, second_name, birthdate, password_hash) "
+					+ "VALUES (gen_random_uuid(), 'Ivan', 'Petrov', '1990-01-01', 'hash')");
+			assertThat(query(c, "SELECT count(*) FROM users")).isEqualTo("1");
+			for (String sql : List.of("CREATE TABLE note (text text)", "CREATE TEMP TABLE note (text text)",
+					"UPDATE users SET city = 'Moscow'", "DELETE FROM users", "TRUNCATE users",
+					"SELECT count(*) FROM flyway_schema_history", "ALTER TABLE users ADD COLUMN note text",
+					"DROP TABLE users")) {
+				assertThatExceptionOfType(SQLException.class).as(sql)
+					.isThrownBy(() -> s.execute(sql))
+					.satisfies((ex) -> assertThat(ex.getSQLState()).as(sql).isEqualTo("42501"));
+			}
+			assertThat(query(c,
+					"SELECT (SELECT count(*) FROM pg_class WHERE relowner = current_user::regrole)"
+							+ " + (SELECT count(*) FROM pg_namespace WHERE nspowner = current_user::regrole)"
+							+ " + (SELECT count(*) FROM pg_database WHERE datdba = current_user::regrole)"))
+				.as("objects the runtime role owns")
+				.isEqualTo("0");
+			assertThat(query(c, "SELECT pg_has_role('pg_read_all_stats', 'MEMBER') || ' '"
+					+ "|| pg_has_role('pg_monitor', 'MEMBER')"))
+				.isEqualTo("true false");
+		}
 	}
 
 	@Test
@@ -147,25 +226,38 @@ class ComposeScriptsIntegrationTests {
 
 	/**
 	 * The primary's compose entrypoint on an empty data directory: it initialises the
-	 * node and then runs it.
+	 * node and then runs it. The migration role's password comes from a file.
 	 */
-	private Process startPrimary() throws IOException {
+	private Process startPrimary(String... settings) throws IOException {
+		Path secret = BASE.resolve("migration-password");
+		Files.writeString(secret, OWNER_PASSWORD + "\n");
 		Map<String, String> env = new HashMap<>();
 		env.put("PGDATA", dataDir("primary").toString());
 		env.put("POSTGRES_PASSWORD", SUPERUSER_PASSWORD);
 		env.put("APP_DB_PASSWORD", APP_PASSWORD);
+		env.put("APP_DB_MIGRATION_PASSWORD_FILE", secret.toString());
 		env.put("REPLICATION_PASSWORD", REPLICATION_PASSWORD);
-		env.put("DB_ALLOWED_CIDR", "127.0.0.1/32");
+		env.put("DB_ALLOWED_CIDR", APP_NETWORK + "/32");
+		env.put("DB_REPLICATION_CIDR", REPLICATION_NETWORK + "/32");
 		env.put("CLUSTER_CONF", Path.of("db/postgresql/cluster.conf").toAbsolutePath().toString());
-		return start("primary", env, "bash", SCRIPTS.resolve("primary.sh").toString(), "postgres", "-c",
-				"cluster_name=primary", "-c", "port=" + PRIMARY_PORT);
+		List<String> command = new ArrayList<>(List.of("bash", SCRIPTS.resolve("primary.sh").toString(), "postgres",
+				"-c", "cluster_name=primary", "-c", "port=" + PRIMARY_PORT));
+		command.addAll(List.of(settings));
+		return start("primary", env, command.toArray(String[]::new));
 	}
 
 	private Process startReplica(String name, int port) throws IOException {
 		Map<String, String> env = new HashMap<>();
 		env.put("PGDATA", dataDir(name).toString());
 		env.put("REPLICA_NAME", name);
-		env.put("REPLICATION_PASSWORD", REPLICATION_PASSWORD);
+		if (name.equals("replica1")) {
+			Path secret = BASE.resolve("replication-password");
+			Files.writeString(secret, REPLICATION_PASSWORD);
+			env.put("REPLICATION_PASSWORD_FILE", secret.toString());
+		}
+		else {
+			env.put("REPLICATION_PASSWORD", REPLICATION_PASSWORD);
+		}
 		env.put("PRIMARY_HOST", "127.0.0.1");
 		env.put("PRIMARY_PORT", Integer.toString(PRIMARY_PORT));
 		env.put("REPLICATION_PASSFILE", BASE.resolve(name + ".pgpass").toString());
@@ -177,8 +269,8 @@ class ComposeScriptsIntegrationTests {
 	/** Settings of this test's nodes, after whatever the script passes. */
 	private Process start(String name, Map<String, String> env, String... command) throws IOException {
 		List<String> line = new ArrayList<>(List.of(command));
-		line.addAll(List.of("-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=" + this.sockets, "-c",
-				"shared_buffers=32MB"));
+		line.addAll(List.of("-c", "listen_addresses=" + INSIDE + "," + APP_NETWORK + "," + REPLICATION_NETWORK, "-c",
+				"unix_socket_directories=" + this.sockets, "-c", "shared_buffers=32MB"));
 		Process process = builder(name, env, line).start();
 		this.processes.add(process);
 		return process;
@@ -290,13 +382,68 @@ class ComposeScriptsIntegrationTests {
 		}
 	}
 
+	/**
+	 * pg_hba.conf as the server read it: one line per rule, "-" for no address, the
+	 * netmask when there is one, and the error of a line it could not read.
+	 */
+	private static List<String> hbaRules() throws SQLException {
+		List<String> rules = new ArrayList<>();
+		try (Connection c = connect(PRIMARY_PORT, "postgres", "postgres", SUPERUSER_PASSWORD);
+				Statement s = c.createStatement();
+				ResultSet rs = s.executeQuery("SELECT concat_ws(' ', type, array_to_string(database, ','), "
+						+ "array_to_string(user_name, ','), coalesce(address, '-'), netmask, auth_method, error) "
+						+ "FROM pg_hba_file_rules ORDER BY line_number")) {
+			while (rs.next()) {
+				rules.add(rs.getString(1));
+			}
+		}
+		return rules;
+	}
+
+	private static void assertRefusedByPgHba(String from, String database, String user, String password) {
+		assertThatExceptionOfType(SQLException.class).as("%s to database %s from %s", user, database, from)
+			.isThrownBy(() -> connect(from, PRIMARY_PORT, database, user, password).close())
+			.satisfies(ComposeScriptsIntegrationTests::refusedByPgHba);
+	}
+
+	/** Refused before any password was asked for: by a rule, or for want of one. */
+	private static void refusedByPgHba(SQLException ex) {
+		assertThat(ex.getSQLState()).as(ex.getMessage()).isEqualTo("28000");
+		assertThat(ex.getMessage()).contains("pg_hba.conf");
+	}
+
+	/**
+	 * A physical replication connection as the streaming role, as pg_basebackup opens.
+	 */
+	private static Connection replicationConnection(String from) throws SQLException {
+		Properties properties = credentials("replicator", REPLICATION_PASSWORD);
+		properties.setProperty("replication", "true");
+		properties.setProperty("assumeMinServerVersion", "9.4");
+		properties.setProperty("preferQueryMode", "simple");
+		return DriverManager.getConnection(url(from, PRIMARY_PORT, "postgres"), properties);
+	}
+
 	private static Connection connect(int port, String database, String user, String password) throws SQLException {
+		return connect(INSIDE, port, database, user, password);
+	}
+
+	/** A connection from one of the loopback addresses, to the node's port on it. */
+	private static Connection connect(String from, int port, String database, String user, String password)
+			throws SQLException {
+		return DriverManager.getConnection(url(from, port, database), credentials(user, password));
+	}
+
+	private static String url(String from, int port, String database) {
+		return "jdbc:postgresql://" + from + ":" + port + "/" + database + "?localSocketAddress=" + from;
+	}
+
+	private static Properties credentials(String user, String password) {
 		Properties properties = new Properties();
 		properties.setProperty("user", user);
 		properties.setProperty("password", password);
 		properties.setProperty("connectTimeout", "5");
 		properties.setProperty("socketTimeout", "30");
-		return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/" + database, properties);
+		return properties;
 	}
 
 	private static Path dataDir(String name) {

@@ -17,7 +17,7 @@ final class OwnCluster {
 	static ClusterProperties properties(String directory, int primaryPort) {
 		return new ClusterProperties(true, Path.of("target", directory), primaryPort, primaryPort + 1, primaryPort + 2,
 				"profiles", "profiles", "profiles", "postgres", "replicator", "32MB", Duration.ofSeconds(120), true,
-				false);
+				false, null, null);
 	}
 
 	/** Deletes the nodes' data, so that a run starts from nothing. */
