@@ -4,6 +4,9 @@
 # directory, for an operator) and "patroni", which may read and write the cluster's own prefix
 # (/service/) and nothing else. Nothing that is not a member of the db network reaches etcd at
 # all; with this, a container that does reach it still cannot read or write without a password.
+# A third user, "healthcheck", has no role and a password that is not a secret: it can
+# authenticate and do nothing else. The members' healthcheck runs `etcdctl endpoint health` as
+# it, which counts "permission denied" as healthy (the images may have no shell to read a file).
 # Idempotent: once auth is on, it only checks that root's password still works.
 #   ETCDCTL_ENDPOINTS        the members
 #   ROOT_PASSWORD_FILE       root's password
@@ -13,17 +16,30 @@ root_password=$(cat "${ROOT_PASSWORD_FILE:?}")
 patroni_password=$(cat "${PATRONI_PASSWORD_FILE:?}")
 as_root=(etcdctl --user "root:$root_password")
 
-# With auth on, only an authenticated client may ask; with it off, a user cannot authenticate.
-if "${as_root[@]}" auth status 2>/dev/null | grep -q 'Authentication Status: true'; then
+# The members start with this; wait until they answer. With auth on (a restart of the
+# deployment), only an authenticated client may ask; with it off, nobody can authenticate.
+auth_on=
+for _ in $(seq 1 120); do
+	if "${as_root[@]}" auth status 2>/dev/null | grep -q 'Authentication Status: true'; then
+		auth_on=1
+		break
+	fi
+	etcdctl endpoint health >/dev/null 2>&1 && break
+	sleep 1
+done
+if [ -n "$auth_on" ]; then
 	"${as_root[@]}" user get patroni >/dev/null
-	echo "etcd-auth: authentication is on; root and patroni exist"
+	"${as_root[@]}" user get healthcheck >/dev/null
+	echo "etcd-auth: authentication is on; root, patroni and healthcheck exist"
 	exit 0
 fi
+etcdctl endpoint health
 etcdctl user get root >/dev/null 2>&1 || etcdctl user add root --interactive=false --new-user-password="$root_password" >/dev/null
 etcdctl user grant-role root root >/dev/null 2>&1 || true
 etcdctl role get patroni >/dev/null 2>&1 || etcdctl role add patroni >/dev/null
 etcdctl role grant-permission patroni --prefix=true readwrite /service/ >/dev/null
 etcdctl user get patroni >/dev/null 2>&1 || etcdctl user add patroni --interactive=false --new-user-password="$patroni_password" >/dev/null
 etcdctl user grant-role patroni patroni >/dev/null
+etcdctl user get healthcheck >/dev/null 2>&1 || etcdctl user add healthcheck --interactive=false --new-user-password=healthcheck >/dev/null
 etcdctl auth enable
-echo "etcd-auth: authentication enabled; users root and patroni (readwrite on /service/)"
+echo "etcd-auth: authentication enabled; users root, patroni (readwrite on /service/) and healthcheck (nothing)"

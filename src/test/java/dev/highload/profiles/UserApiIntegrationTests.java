@@ -93,6 +93,23 @@ class UserApiIntegrationTests {
 	}
 
 	@Test
+	void tokensSignedWithAPublishedKeyAreRefused() throws Exception {
+		UUID id = this.api.register("Published", "Key", "correct horse battery");
+		String keyId = ServiceTokens.currentKeyId(this.tokens);
+		for (String published : ForgedTokens.PUBLISHED_KEYS) {
+			for (String kid : new String[] { keyId, null }) {
+				ApiClient.Response me = this.api.get("/user/me", "Authorization",
+						"Bearer " + ForgedTokens.sign(id, kid, published));
+				assertThat(me.status()).as("signed with a published key, kid " + kid).isEqualTo(401);
+			}
+		}
+		ApiClient.Response login = this.api.post("/login",
+				ApiClient.toJson(Map.of("id", id.toString(), "password", "correct horse battery")));
+		assertThat(this.api.get("/user/me", "Authorization", "Bearer " + login.json().get("token").asString())
+			.status()).as("the control: a token the service issued").isEqualTo(200);
+	}
+
+	@Test
 	void lengthsCountCharactersAsTheOpenApiDocumentDoes() {
 		// U+1D400.., mathematical bold letters: \p{L}, outside the BMP, two UTF-16 units
 		// each.

@@ -31,6 +31,14 @@ public final class ServiceTokens {
 
 	/**
 	 * @param service the running service's token service
+	 * @return the id of the key that signs its tokens now
+	 */
+	public static String currentKeyId(TokenService service) {
+		return service.currentKeyId();
+	}
+
+	/**
+	 * @param service the running service's token service
 	 * @param claims any claims
 	 * @return a token naming the service's current key id, signed with a random key
 	 */
