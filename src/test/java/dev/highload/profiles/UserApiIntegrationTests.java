@@ -105,8 +105,9 @@ class UserApiIntegrationTests {
 		}
 		ApiClient.Response login = this.api.post("/login",
 				ApiClient.toJson(Map.of("id", id.toString(), "password", "correct horse battery")));
-		assertThat(this.api.get("/user/me", "Authorization", "Bearer " + login.json().get("token").asString())
-			.status()).as("the control: a token the service issued").isEqualTo(200);
+		assertThat(this.api.get("/user/me", "Authorization", "Bearer " + login.json().get("token").asString()).status())
+			.as("the control: a token the service issued")
+			.isEqualTo(200);
 	}
 
 	@Test
