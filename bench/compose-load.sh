@@ -3,7 +3,7 @@
 # node and the service in Docker on one machine), with the CPU of each container recorded in
 # the same run. Start and seed the deployment first (README, "Docker Compose"):
 #
-#   docker compose --env-file .env --env-file docker/local-images.env up --build -d
+#   bash docker/secrets.sh && docker compose --env-file docker/local-images.env up --build -d
 #   docker compose run --rm --user "$(id -u):$(id -g)" -v "$PWD/.data:/app/.data" app --app.seed.users=1000000
 #   bash bench/compose-load.sh 250000 500000
 #
