@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -71,10 +72,9 @@ class PatroniFailoverIntegrationTests {
 					// Every writer reaches the service through Docker's proxy, from one
 					// address: neither the service nor HAProxy may limit them.
 					"REGISTRATIONS_PER_ADDRESS", "0", "LB_REGISTRATIONS_PER_MINUTE", "1000000",
-					// Above the service's 50 failed logins per address, so that one
-					// client's
-					// failures reach both limits: the service's, then HAProxy's.
-					"LB_LOGINS_PER_MINUTE", "100"));
+					// 150 failed logins of one client pass HAProxy, 75 to each instance:
+					// past each one's 50 per address, so that they reach both limits.
+					"LB_LOGINS_PER_MINUTE", "150"));
 
 	private static boolean started;
 
@@ -118,7 +118,9 @@ class PatroniFailoverIntegrationTests {
 			.matches("HTTP/1\\.[01] [45]\\d\\d.*");
 		String credentials = java.util.Base64.getEncoder()
 			.encodeToString(("patroni:" + HA.secret("patroni-restapi-password")).getBytes());
-		assertThat(http("pg2", "pg1-db 8008 PATCH /config {}", credentials)).as("pg2 with the REST API's password")
+		// A change to what it already is: ttl is 20.
+		assertThat(http("pg2", "pg1-db 8008 PATCH /config {\"ttl\":20}", credentials))
+			.as("pg2 with the REST API's password")
 			.matches("HTTP/1\\.[01] 200.*");
 	}
 
@@ -156,11 +158,11 @@ class PatroniFailoverIntegrationTests {
 				print(json.dumps(counts))
 				""";
 		JsonNode first = json.readTree(client(script, "First", 200));
-		assertThat(first.get("401").asInt()).as("first: " + first).isPositive();
-		assertThat(first.get("429").asInt()).as("first, refused by the service: " + first).isPositive();
-		assertThat(first.get("lb429").asInt()).as("first, refused by HAProxy: " + first).isPositive();
+		assertThat(first.path("401").asInt()).as("first: " + first).isPositive();
+		assertThat(first.path("429").asInt()).as("first, refused by the service: " + first).isPositive();
+		assertThat(first.path("lb429").asInt()).as("first, refused by HAProxy: " + first).isPositive();
 		JsonNode second = json.readTree(client(script, "Second", 0));
-		assertThat(second.get("own").asInt()).as("second client's own login: " + second).isEqualTo(200);
+		assertThat(second.path("own").asInt()).as("second client's own login: " + second).isEqualTo(200);
 	}
 
 	@Test
@@ -256,7 +258,7 @@ class PatroniFailoverIntegrationTests {
 		// The check counts every row without its own marker as unexpected: start empty.
 		HA.psql(oldLeader, "profiles", "TRUNCATE users CASCADE");
 		PartitionTarget target = new PartitionTarget(HA.address("lb", 8080).resolve("/user/register"), oldLeader,
-				new AtomicLong());
+				new AtomicLong(), new AtomicReference<>());
 		WritableWatch watch = new WritableWatch(oldLeader, target.partitioned());
 		Thread watcher = new Thread(watch, "writable-watch");
 		watcher.setDaemon(true);
@@ -367,7 +369,8 @@ class PatroniFailoverIntegrationTests {
 	 * killed, and nothing is stalled by the test: the leader's own commits wait for a
 	 * standby it can no longer reach.
 	 */
-	private record PartitionTarget(URI register, String leader, AtomicLong partitioned) implements LeaderFault {
+	private record PartitionTarget(URI register, String leader, AtomicLong partitioned,
+			AtomicReference<String> address) implements LeaderFault {
 
 		@Override
 		public void stallReplication() {
@@ -376,13 +379,16 @@ class PatroniFailoverIntegrationTests {
 
 		@Override
 		public void crashPrimary() throws Exception {
+			this.address.set(networkAddress(this.leader, "db"));
 			this.partitioned.set(System.nanoTime());
 			network("disconnect", List.of());
 		}
 
 		void reconnect() throws Exception {
-			// With its service name as alias again, or the others could not resolve it.
-			network("connect", List.of("--alias", this.leader));
+			// With its address and its db-network name again: its REST API listens on
+			// that
+			// address, and the others reach it by that name.
+			network("connect", List.of("--ip", this.address.get(), "--alias", this.leader + "-db"));
 		}
 
 		private void network(String verb, List<String> options) throws Exception {
