@@ -157,11 +157,13 @@ class PatroniFailoverIntegrationTests {
 				counts["own"] = status
 				print(json.dumps(counts))
 				""";
-		JsonNode first = json.readTree(client(script, "First", 200));
+		String lb = System.getProperty("it.ha.lb-address", "172.29.202.250");
+		String prefix = lb.substring(0, lb.lastIndexOf('.') + 1);
+		JsonNode first = json.readTree(client(script, prefix + "101", "First", 200));
 		assertThat(first.path("401").asInt()).as("first: " + first).isPositive();
 		assertThat(first.path("429").asInt()).as("first, refused by the service: " + first).isPositive();
 		assertThat(first.path("lb429").asInt()).as("first, refused by HAProxy: " + first).isPositive();
-		JsonNode second = json.readTree(client(script, "Second", 0));
+		JsonNode second = json.readTree(client(script, prefix + "102", "Second", 0));
 		assertThat(second.path("own").asInt()).as("second client's own login: " + second).isEqualTo(200);
 	}
 
@@ -204,17 +206,19 @@ class PatroniFailoverIntegrationTests {
 	}
 
 	/**
-	 * Runs a Python script in a container of its own on the edge network, from Patroni's
-	 * image (it has Python 3); its standard output.
+	 * Runs a Python script in a container of its own on the edge network, at an address
+	 * of its own (Docker would give a container the address the previous one left), from
+	 * Patroni's image (it has Python 3); its standard output.
 	 */
-	private static String client(String script, String name, int failures) throws Exception {
+	private static String client(String script, String address, String name, int failures) throws Exception {
 		String container = HA.compose(Duration.ofSeconds(30), "ps", "-q", "pg1").stdout().strip();
 		String image = HA
 			.run(Duration.ofSeconds(30), List.of("docker", "inspect", "-f", "{{.Config.Image}}", container))
 			.stdout()
 			.strip();
-		ComposeProject.Result result = HA.run(Duration.ofMinutes(5), List.of("docker", "run", "--rm", "--network",
-				HA.name() + "_edge", "--entrypoint", "python3", image, "-c", script, name, Integer.toString(failures)));
+		ComposeProject.Result result = HA.run(Duration.ofMinutes(5),
+				List.of("docker", "run", "--rm", "--network", HA.name() + "_edge", "--ip", address, "--entrypoint",
+						"python3", image, "-c", script, name, Integer.toString(failures)));
 		assertThat(result.exitCode()).as(result.output()).isZero();
 		return result.stdout().strip();
 	}
