@@ -19,6 +19,8 @@ import com.nimbusds.jose.crypto.MACVerifier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.core.env.PropertyResolver;
+
 /**
  * The key ring of {@code app.auth.token-keys}: the first key signs new tokens, and every
  * key verifies the tokens whose {@code kid} header names it. Refuses a missing,
@@ -73,6 +75,17 @@ final class TokenKeys {
 		catch (JOSEException ex) {
 			throw new IllegalStateException("The MAC library refused a key of at least 32 bytes", ex);
 		}
+	}
+
+	/**
+	 * Whether the embedded local cluster runs ({@code app.cluster.enabled}, true unless
+	 * set, as in the cluster's own properties): read as a plain property, so that this
+	 * package does not depend on the development cluster's code.
+	 * @param environment the application's properties
+	 * @return whether the start may go without keys
+	 */
+	static boolean embeddedCluster(PropertyResolver environment) {
+		return environment.getProperty("app.cluster.enabled", Boolean.class, true);
 	}
 
 	/**

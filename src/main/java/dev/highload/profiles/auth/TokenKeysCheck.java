@@ -1,7 +1,5 @@
 package dev.highload.profiles.auth;
 
-import dev.highload.profiles.cluster.ClusterProperties;
-
 import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -28,7 +26,7 @@ class TokenKeysCheck implements BeanFactoryPostProcessor, EnvironmentAware {
 	public void postProcessBeanFactory(ConfigurableListableBeanFactory beanFactory) {
 		Binder binder = Binder.get(this.environment);
 		TokenKeys.check(binder.bindOrCreate("app.auth", AuthProperties.class).tokenKeys(),
-				binder.bindOrCreate("app.cluster", ClusterProperties.class).enabled());
+				TokenKeys.embeddedCluster(this.environment));
 	}
 
 }

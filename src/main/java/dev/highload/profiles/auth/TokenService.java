@@ -13,8 +13,9 @@ import com.nimbusds.jose.JWSHeader;
 import com.nimbusds.jose.JWSVerifier;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
-import dev.highload.profiles.cluster.ClusterProperties;
 
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.core.env.Environment;
 import org.springframework.stereotype.Component;
 
 /**
@@ -37,10 +38,15 @@ public class TokenService {
 
 	private final Clock clock;
 
-	TokenService(AuthProperties properties, ClusterProperties cluster, Clock clock) {
+	@Autowired
+	TokenService(AuthProperties properties, Environment environment, Clock clock) {
+		this(properties, TokenKeys.embeddedCluster(environment), clock);
+	}
+
+	TokenService(AuthProperties properties, boolean embeddedCluster, Clock clock) {
 		this.properties = properties;
 		this.clock = clock;
-		this.keys = TokenKeys.of(properties.tokenKeys(), cluster.enabled());
+		this.keys = TokenKeys.of(properties.tokenKeys(), embeddedCluster);
 	}
 
 	/**

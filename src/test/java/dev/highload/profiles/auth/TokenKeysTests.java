@@ -18,7 +18,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.beans.factory.BeanCreationException;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
-import static dev.highload.profiles.auth.TokenServiceTests.cluster;
 import static dev.highload.profiles.auth.TokenServiceTests.entry;
 import static dev.highload.profiles.auth.TokenServiceTests.randomKey;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -131,7 +130,7 @@ class TokenKeysTests {
 		AuthProperties properties = new AuthProperties(List.of(entry("short", randomKey(16))), Duration.ofHours(1), 0,
 				64);
 		assertThatExceptionOfType(TokenKeyException.class)
-			.isThrownBy(() -> new TokenService(properties, cluster(true), Clock.systemUTC()));
+			.isThrownBy(() -> new TokenService(properties, true, Clock.systemUTC()));
 	}
 
 	@Test
@@ -152,7 +151,7 @@ class TokenKeysTests {
 		String key = new String(process.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).strip();
 		assertThat(process.waitFor()).isZero();
 		TokenService service = new TokenService(new AuthProperties(List.of("k1:" + key), Duration.ofHours(1), 0, 64),
-				cluster(false), Clock.systemUTC());
+				false, Clock.systemUTC());
 		UUID user = UUID.randomUUID();
 		assertThat(service.authenticate("Bearer " + service.issue(user))).isEqualTo(user);
 	}

@@ -20,15 +20,11 @@ import com.nimbusds.jose.JWSHeader;
 import com.nimbusds.jose.crypto.MACSigner;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
-import dev.highload.profiles.cluster.ClusterProperties;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.NullSource;
 import org.junit.jupiter.params.provider.ValueSource;
-
-import org.springframework.boot.context.properties.bind.Binder;
-import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -318,8 +314,8 @@ class TokenServiceTests {
 	@ValueSource(strings = { "", "   ", ",", " , \n" })
 	void withTheEmbeddedClusterNoKeysMeanARandomKeyOfThisInstance(String keys) {
 		AuthProperties properties = new AuthProperties((keys != null) ? List.of(keys) : null, TTL, 0, 64);
-		TokenService first = new TokenService(properties, cluster(true), this.clock);
-		TokenService second = new TokenService(properties, cluster(true), this.clock);
+		TokenService first = new TokenService(properties, true, this.clock);
+		TokenService second = new TokenService(properties, true, this.clock);
 		String token = first.issue(USER);
 		assertThat(first.authenticate("Bearer " + token)).isEqualTo(USER);
 		assertThat(second.authenticate("Bearer " + second.issue(USER))).isEqualTo(USER);
@@ -329,8 +325,8 @@ class TokenServiceTests {
 
 	@Test
 	void withTheEmbeddedClusterConfiguredKeysAreUsed() {
-		TokenService first = new TokenService(properties(entry(KEY_ID, KEY)), cluster(true), this.clock);
-		TokenService second = new TokenService(properties(entry(KEY_ID, KEY)), cluster(true), this.clock);
+		TokenService first = new TokenService(properties(entry(KEY_ID, KEY)), true, this.clock);
+		TokenService second = new TokenService(properties(entry(KEY_ID, KEY)), true, this.clock);
 		assertThat(second.authenticate("Bearer " + first.issue(USER))).isEqualTo(USER);
 		assertThat(this.tokens.authenticate("Bearer " + first.issue(USER))).isEqualTo(USER);
 	}
@@ -341,11 +337,11 @@ class TokenServiceTests {
 	void withoutTheEmbeddedClusterNoKeysRefuseTheStart(String keys) {
 		AuthProperties properties = new AuthProperties((keys != null) ? List.of(keys) : null, TTL, 0, 64);
 		assertThatExceptionOfType(TokenKeyException.class)
-			.isThrownBy(() -> new TokenService(properties, cluster(false), this.clock))
+			.isThrownBy(() -> new TokenService(properties, false, this.clock))
 			.withMessageStartingWith("app.auth.token-keys is not set, and the embedded cluster is off")
 			.withMessageContaining("head -c 32 /dev/urandom | base64");
 		assertThatExceptionOfType(TokenKeyException.class)
-			.isThrownBy(() -> new TokenService(new AuthProperties(List.of(), TTL, 0, 64), cluster(false), this.clock));
+			.isThrownBy(() -> new TokenService(new AuthProperties(List.of(), TTL, 0, 64), false, this.clock));
 	}
 
 	private static void assertRejected(ThrowingCallable call) {
@@ -409,7 +405,7 @@ class TokenServiceTests {
 	}
 
 	private TokenService service(String... entries) {
-		return new TokenService(properties(entries), cluster(false), this.clock);
+		return new TokenService(properties(entries), false, this.clock);
 	}
 
 	private static AuthProperties properties(String... entries) {
@@ -417,9 +413,5 @@ class TokenServiceTests {
 	}
 
 	/** The defaults of {@code app.cluster}, with {@code enabled} as given. */
-	static ClusterProperties cluster(boolean enabled) {
-		return new Binder(new MapConfigurationPropertySource(Map.of("app.cluster.enabled", String.valueOf(enabled))))
-			.bindOrCreate("app.cluster", ClusterProperties.class);
-	}
 
 }
