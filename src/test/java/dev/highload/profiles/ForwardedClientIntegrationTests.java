@@ -108,7 +108,15 @@ class ForwardedClientIntegrationTests {
 					"--app.db.password=" + this.database.password(), "--app.db.write-pool.maximum-size=2",
 					"--app.db.read-pool.maximum-size=2", "--spring.flyway.enabled=false", "--server.port=0",
 					"--management.server.port=0", "--server.forward-headers-strategy=native",
-					"--server.tomcat.remoteip.internal-proxies=" + internalProxies);
+					"--server.tomcat.remoteip.internal-proxies=" + internalProxies,
+					// With the embedded cluster off, the service needs a key of its own.
+					"--app.auth.token-keys=forwarded:" + randomKey());
+	}
+
+	private static String randomKey() {
+		byte[] key = new byte[32];
+		new java.security.SecureRandom().nextBytes(key);
+		return java.util.Base64.getEncoder().encodeToString(key);
 	}
 
 }
