@@ -4,10 +4,12 @@
 # "calibration" of the profiles database, 4 clients on each replica for 15 s, TPS summed.
 # Run by bench/load-test.sh and bench/cpu-per-request.py, so their calibrations compare.
 # Creates the schema on the primary the first time (DROP SCHEMA calibration CASCADE
-# removes it). Needs psql and pgbench; exits 1 if a pgbench run fails.
+# removes it). Needs psql and pgbench; exits 1 if a pgbench run fails. It connects as the
+# embedded cluster's schema owner, profiles_owner: the service's runtime role may not create
+# a schema or tables.
 set -uo pipefail
-export PGPASSWORD=${PGPASSWORD:-profiles}
-conn=(-h 127.0.0.1 -U "${PGUSER:-profiles}")
+export PGPASSWORD=${PGPASSWORD:-profiles_owner}
+conn=(-h 127.0.0.1 -U "${PGUSER:-profiles_owner}")
 db=${PGDATABASE:-profiles}
 if [ "$(psql "${conn[@]}" -p 15432 -d "$db" -Atc "SELECT to_regclass('calibration.pgbench_accounts') IS NOT NULL")" != t ]; then
   psql "${conn[@]}" -p 15432 -d "$db" -qc "CREATE SCHEMA IF NOT EXISTS calibration" >&2 || exit 1
