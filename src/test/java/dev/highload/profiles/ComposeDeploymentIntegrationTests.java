@@ -175,8 +175,8 @@ class ComposeDeploymentIntegrationTests {
 	@Test
 	@Order(6)
 	void eachRoleIsAcceptedOnlyFromWhereItIsNeeded() throws Exception {
-		String primaryApp = address("primary", "default");
-		String primaryDb = address("primary", "db");
+		String primaryApp = COMPOSE.networkAddress("primary", "default");
+		String primaryDb = COMPOSE.networkAddress("primary", "db");
 		String superuser = COMPOSE.secret("postgres-password");
 		String replication = COMPOSE.secret("replication-password");
 		String runtime = COMPOSE.secret("app-db-password");
@@ -199,17 +199,6 @@ class ComposeDeploymentIntegrationTests {
 				"host=" + host + " user=" + user + " connect_timeout=5 " + options, "-c",
 				options.startsWith("replication") ? "IDENTIFY_SYSTEM" : "SELECT 1");
 		return result.exitCode() == 0 ? "ok" : result.output();
-	}
-
-	/** A container's address on one of the project's networks. */
-	private static String address(String service, String network) throws Exception {
-		String container = COMPOSE.compose(Duration.ofSeconds(30), "ps", "-q", service).stdout().strip();
-		ComposeProject.Result inspect = COMPOSE.run(Duration.ofSeconds(30),
-				List.of("docker", "inspect", "-f",
-						"{{(index .NetworkSettings.Networks \"" + COMPOSE.name() + "_" + network + "\").IPAddress}}",
-						container));
-		assertThat(inspect.exitCode()).as(inspect.output()).isZero();
-		return inspect.stdout().strip();
 	}
 
 	private static Map<String, Long> calls(String pattern) throws Exception {

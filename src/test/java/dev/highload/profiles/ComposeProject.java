@@ -82,6 +82,18 @@ record ComposeProject(String name, List<Path> files, Map<String, String> environ
 	}
 
 	/**
+	 * A service's container address on one of the project's networks (its name without
+	 * the prefix).
+	 */
+	String networkAddress(String service, String network) throws IOException, InterruptedException {
+		String container = compose(Duration.ofSeconds(30), "ps", "-q", service).stdout().strip();
+		Result inspect = run(Duration.ofSeconds(30), List.of("docker", "inspect", "-f",
+				"{{(index .NetworkSettings.Networks \"" + this.name + "_" + network + "\").IPAddress}}", container));
+		assertThat(inspect.exitCode()).as(inspect.output()).isZero();
+		return inspect.stdout().strip();
+	}
+
+	/**
 	 * One query through psql in a node's container, as the superuser over its trusted
 	 * Unix socket.
 	 * @throws IllegalStateException if psql fails (the node is down, the query fails)

@@ -110,13 +110,7 @@ class ForwardedClientIntegrationTests {
 					"--management.server.port=0", "--server.forward-headers-strategy=native",
 					"--server.tomcat.remoteip.internal-proxies=" + internalProxies,
 					// With the embedded cluster off, the service needs a key of its own.
-					"--app.auth.token-keys=forwarded:" + randomKey());
-	}
-
-	private static String randomKey() {
-		byte[] key = new byte[32];
-		new java.security.SecureRandom().nextBytes(key);
-		return java.util.Base64.getEncoder().encodeToString(key);
+					"--app.auth.token-keys=" + TestCluster.randomTokenKey());
 	}
 
 }

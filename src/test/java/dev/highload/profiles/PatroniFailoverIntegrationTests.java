@@ -104,8 +104,8 @@ class PatroniFailoverIntegrationTests {
 	@Test
 	@Order(-2)
 	void aServiceContainerCannotUsePatroniOrEtcd() throws Exception {
-		String pg1 = networkAddress("pg1", "db");
-		String etcd1 = networkAddress("etcd1", "db");
+		String pg1 = HA.networkAddress("pg1", "db");
+		String etcd1 = HA.networkAddress("etcd1", "db");
 		String patch = "PATCH /config {\"synchronous_mode\":false}";
 		String put = "POST /v3/kv/put {\"key\":\"L3NlcnZpY2Uv\",\"value\":\"eA==\"}";
 		for (String target : List.of("pg1 8008 " + patch, pg1 + " 8008 " + patch, "etcd1 2379 " + put,
@@ -194,15 +194,6 @@ class PatroniFailoverIntegrationTests {
 				"bash", "-c", script, "http", parts[0], parts[1], parts[2], parts[3], parts[4], basic);
 		assertThat(result.exitCode()).as(result.output()).isZero();
 		return result.stdout().strip();
-	}
-
-	/** A container's address on one of the project's networks. */
-	private static String networkAddress(String service, String network) throws Exception {
-		String container = HA.compose(Duration.ofSeconds(30), "ps", "-q", service).stdout().strip();
-		ComposeProject.Result inspect = HA.run(Duration.ofSeconds(30), List.of("docker", "inspect", "-f",
-				"{{(index .NetworkSettings.Networks \"" + HA.name() + "_" + network + "\").IPAddress}}", container));
-		assertThat(inspect.exitCode()).as(inspect.output()).isZero();
-		return inspect.stdout().strip();
 	}
 
 	/**
@@ -383,7 +374,7 @@ class PatroniFailoverIntegrationTests {
 
 		@Override
 		public void crashPrimary() throws Exception {
-			this.address.set(networkAddress(this.leader, "db"));
+			this.address.set(HA.networkAddress(this.leader, "db"));
 			this.partitioned.set(System.nanoTime());
 			network("disconnect", List.of());
 		}

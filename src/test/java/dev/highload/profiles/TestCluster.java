@@ -85,7 +85,8 @@ final class TestCluster {
 
 	}
 
-	private static String randomTokenKey() {
+	/** A throw-away token key entry for a service started with the cluster off. */
+	static String randomTokenKey() {
 		byte[] key = new byte[32];
 		new SecureRandom().nextBytes(key);
 		return "it:" + Base64.getEncoder().encodeToString(key);
