@@ -4,12 +4,21 @@
 -- row, which is fast only when matches are dense. Ranges, unlike LIKE $1, keep the index usable
 -- in a generic plan. Parameters: first-name range, last-name range, the id to start after, the
 -- page size. Read by user/ProfileQueries and bench/saturation.sh.
+-- The first two columns are the node's WAL position and role, as in profile-by-id.sql; an
+-- empty page is one row of nulls after them.
 WITH matches AS MATERIALIZED (
     SELECT id FROM users
     WHERE first_name >= ? AND first_name < ?
       AND second_name >= ? AND second_name < ?
-      AND id > ?)
-SELECT u.id::text, u.first_name, u.second_name, u.birthdate::text, u.biography, u.city
-FROM users u
-WHERE u.id IN (SELECT id FROM matches ORDER BY id LIMIT ?)
-ORDER BY u.id
+      AND id > ?),
+page AS (
+    SELECT u.id, u.first_name, u.second_name, u.birthdate, u.biography, u.city
+    FROM users u
+    WHERE u.id IN (SELECT id FROM matches ORDER BY id LIMIT ?))
+SELECT n.position, n.standby,
+       p.id::text, p.first_name, p.second_name, p.birthdate::text, p.biography, p.city
+FROM (SELECT (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn()
+                   ELSE pg_current_wal_flush_lsn() END - '0/0')::bigint AS position,
+             pg_is_in_recovery() AS standby) n
+LEFT JOIN page p ON true
+ORDER BY p.id

@@ -45,10 +45,14 @@ public final class ApiClient {
 		return send(request);
 	}
 
-	public Response post(String path, String body) {
-		return send(HttpRequest.newBuilder(URI.create(this.base + path))
+	public Response post(String path, String body, String... headers) {
+		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(this.base + path))
 			.header("Content-Type", "application/json")
-			.POST(HttpRequest.BodyPublishers.ofString(body)));
+			.POST(HttpRequest.BodyPublishers.ofString(body));
+		for (int i = 0; i < headers.length; i += 2) {
+			request.header(headers[i], headers[i + 1]);
+		}
+		return send(request);
 	}
 
 	/** Posts these exact bytes as JSON: for bodies that are not valid UTF-8. */

@@ -1,8 +1,11 @@
 package dev.highload.profiles.auth;
 
 import io.swagger.v3.oas.annotations.Operation;
+import dev.highload.profiles.routing.WalPosition;
+import dev.highload.profiles.web.ConsistencyTokens;
 import dev.highload.profiles.web.ProblemResponses;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import jakarta.validation.Valid;
 
 import org.springframework.web.bind.annotation.PostMapping;
@@ -29,8 +32,12 @@ class LoginController {
 					+ "with the seconds left in Retry-After. A successful login clears the id's failures.")
 	@PostMapping("/login")
 	@ProblemResponses({ 400, 401, 413, 415, 429, 503 })
-	LoginResponse login(@Valid @RequestBody LoginRequest request, HttpServletRequest http) {
-		return new LoginResponse(this.logins.login(request, http.getRemoteAddr()));
+	LoginResponse login(@Valid @RequestBody LoginRequest request, HttpServletRequest http,
+			HttpServletResponse response) {
+		LoginService.LoggedIn loggedIn = this.logins.login(request, http.getRemoteAddr(),
+				new WalPosition(ConsistencyTokens.required(http)));
+		ConsistencyTokens.afterRead(http, response, loggedIn.seen().offset());
+		return new LoginResponse(loggedIn.token());
 	}
 
 }

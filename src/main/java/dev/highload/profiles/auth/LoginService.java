@@ -3,6 +3,9 @@ package dev.highload.profiles.auth;
 import java.util.Optional;
 import java.util.UUID;
 
+import dev.highload.profiles.routing.Positioned;
+import dev.highload.profiles.routing.WalPosition;
+
 import org.springframework.stereotype.Service;
 
 /**
@@ -35,29 +38,40 @@ class LoginService {
 	/**
 	 * @param request the id and password
 	 * @param remoteAddress the client's address, for throttling
-	 * @return a token for the user
+	 * @param atLeast the client's consistency token: a user who has just registered is
+	 * found with it wherever the read goes
+	 * @return a token for the user, and the position the read of the hash saw
 	 * @throws AuthenticationFailedException 401 for an unknown id or a wrong password
 	 * @throws TooManyAttemptsException 429 when the client has failed too often or the
 	 * account's delay has not passed; the password is then not checked at all
 	 */
-	String login(LoginRequest request, String remoteAddress) {
+	LoggedIn login(LoginRequest request, String remoteAddress, WalPosition atLeast) {
 		this.throttle.acquire(request.id(), remoteAddress);
 		boolean matches;
-		Optional<String> hash;
+		Positioned<Optional<String>> hash;
 		try {
-			hash = this.credentials.findPasswordHash(request.id());
-			matches = this.passwordHasher.matches(request.password(), hash.orElse(this.dummyHash));
+			hash = this.credentials.findPasswordHash(request.id(), atLeast);
+			matches = this.passwordHasher.matches(request.password(), hash.value().orElse(this.dummyHash));
 		}
 		catch (RuntimeException ex) {
 			// Overload or an unavailable database: no password was judged.
 			this.throttle.abandoned(request.id(), remoteAddress);
 			throw ex;
 		}
-		if (hash.isEmpty() || !matches) {
+		if (hash.value().isEmpty() || !matches) {
 			throw AuthenticationFailedException.badCredentials();
 		}
 		this.throttle.succeeded(request.id(), remoteAddress);
-		return this.tokens.issue(request.id());
+		return new LoggedIn(this.tokens.issue(request.id()), hash.seen());
+	}
+
+	/**
+	 * A successful login.
+	 *
+	 * @param token the bearer token
+	 * @param seen the position the read of the password hash saw
+	 */
+	record LoggedIn(String token, WalPosition seen) {
 	}
 
 }

@@ -5,12 +5,16 @@ import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import javax.sql.DataSource;
 
+import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.postgresql.Driver;
@@ -23,19 +27,16 @@ import org.springframework.jdbc.datasource.LazyConnectionDataSourceProxy;
 import org.springframework.jdbc.datasource.SimpleDriverDataSource;
 
 /**
- * Two pools and the proxy that routes between them.
+ * The pools, the proxy for writes and the router for reads.
  * <p>
- * The write pool lists every node with {@code targetServerType=primary}. The read pool
- * lists the replicas, then the other nodes, with {@code targetServerType=preferSecondary}
- * and load balancing: pgjdbc spreads connections over the replicas, skips a dead one, and
- * connects to the primary only when no replica answers. The application's DataSource is a
- * {@link LazyConnectionDataSourceProxy}: it takes a physical connection only at the first
- * statement, after the transaction manager has set the read-only flag, and takes it from
- * the read pool when that flag is set. A routing DataSource without the lazy proxy would
- * see the flag too late and send everything to the primary. A read-only scope without a
- * physical transaction goes to the read pool too ({@link ReadOnlyScopeDataSource}).
+ * The write pool lists every node with {@code targetServerType=primary}: it finds the
+ * primary and follows a promotion without a restart. The application's DataSource is a
+ * {@link LazyConnectionDataSourceProxy} over it, which takes a physical connection only
+ * at a transaction's first statement (a registration hashes its password first, holding
+ * none). Reads do not go through it: every node has a read pool of its own, and the
+ * {@link ReadRouter} sends each read to the node it needs.
  * <p>
- * Both pools log in as the runtime role ({@code app.db.username}); Flyway and the seeder
+ * Every pool logs in as the runtime role ({@code app.db.username}); Flyway and the seeder
  * connect as the role that owns the schema ({@code app.db.migration.*}, the runtime role
  * when unset) over connections of their own ({@link SchemaOwnerConnections}).
  */
@@ -44,41 +45,49 @@ class DataSourceConfiguration {
 
 	@Bean(destroyMethod = "close")
 	HikariDataSource writeDataSource(DatabaseProperties properties) {
-		HikariDataSource pool = pool("primary", properties.nodes(), "primary", properties, properties.writePool(),
-				false);
+		HikariConfig pool = pool("primary", properties.nodes(), "primary", properties, properties.writePool(), false);
 		// A connection to a node that became read-only is evicted, not reused.
 		pool.setExceptionOverrideClassName(ReadOnlyNodeEviction.class.getName());
 		// pgjdbc remembers each host's role for hostRecheckSeconds (10 s by default) and
 		// skips hosts it believes are standbys: after a promotion the pool would not try
-		// the
-		// new primary for up to 10 s. The write pool re-checks roles after 1 s instead.
+		// the new primary for up to 10 s. The write pool re-checks roles after 1 s.
 		pool.addDataSourceProperty("hostRecheckSeconds", "1");
-		return pool;
+		return new HikariDataSource(pool);
 	}
 
+	/**
+	 * The read router, with a pool per node: the nodes, then replicas not among them.
+	 * With {@code app.db.read-from-replicas=false} it has none and reads on the write
+	 * pool.
+	 */
 	@Bean(destroyMethod = "close")
-	HikariDataSource readDataSource(DatabaseProperties properties) {
-		// The other nodes last: preferSecondary takes them only when no replica answers.
-		List<String> hosts = new ArrayList<>(properties.replicas());
-		properties.nodes().stream().filter((node) -> !hosts.contains(node)).forEach(hosts::add);
-		return pool("replicas", hosts, "preferSecondary&loadBalanceHosts=true", properties, properties.readPool(),
-				true);
+	ReadRouter readRouter(DatabaseProperties properties, HikariDataSource writeDataSource,
+			MeterRegistry meterRegistry) {
+		List<HikariDataSource> pools = new ArrayList<>();
+		if (properties.readFromReplicas()) {
+			Set<String> hosts = new LinkedHashSet<>(properties.nodes());
+			hosts.addAll(properties.replicas());
+			for (String host : hosts) {
+				HikariConfig pool = pool("read-" + host, List.of(host), "any", properties, properties.readPool(), true);
+				// Not beans, so Spring Boot does not bind their metrics:
+				// hikaricp_*{pool="read-host:port"}.
+				pool.setMetricsTrackerFactory(new MicrometerMetricsTrackerFactory(meterRegistry));
+				pools.add(new HikariDataSource(pool));
+			}
+		}
+		return new ReadRouter(pools, properties.replicas(), writeDataSource, properties, meterRegistry);
 	}
 
 	@Bean
 	@Primary
 	DataSource dataSource(DatabaseProperties properties, HikariDataSource writeDataSource,
-			HikariDataSource readDataSource, MeterRegistry meterRegistry) {
+			MeterRegistry meterRegistry) {
 		LazyConnectionDataSourceProxy proxy = new LazyConnectionDataSourceProxy(
 				new SynchronousCommitCheck(writeDataSource, meterRegistry, properties.writeTimeout()));
-		// The pools' own defaults, so the proxy need not open a connection to learn them.
+		// The pool's own defaults, so the proxy need not open a connection to learn them.
 		proxy.setDefaultAutoCommit(true);
 		proxy.setDefaultTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-		if (!properties.readFromReplicas()) {
-			return proxy;
-		}
-		proxy.setReadOnlyDataSource(readDataSource);
-		return new ReadOnlyScopeDataSource(proxy, readDataSource);
+		return proxy;
 	}
 
 	@Bean
@@ -141,9 +150,14 @@ class DataSourceConfiguration {
 		return "-c statement_timeout=" + pool.statementTimeout().toMillis();
 	}
 
-	private static HikariDataSource pool(String name, List<String> hosts, String targetServerType,
+	/**
+	 * A pool's settings. The callers start it at once
+	 * ({@code new HikariDataSource(config)}) rather than at the first request: the router
+	 * reads a pool's size to tell whether its node answers.
+	 */
+	private static HikariConfig pool(String name, List<String> hosts, String targetServerType,
 			DatabaseProperties properties, DatabaseProperties.Pool pool, boolean readOnly) {
-		HikariDataSource ds = new HikariDataSource();
+		HikariConfig ds = new HikariConfig();
 		ds.setPoolName(name);
 		ds.setJdbcUrl(jdbcUrl(hosts, targetServerType, properties, pool));
 		ds.setUsername(properties.username());

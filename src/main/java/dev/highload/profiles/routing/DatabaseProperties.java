@@ -11,8 +11,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *
  * @param nodes every node as {@code host:port}; the write pool connects to whichever is
  * the primary, so it follows a promotion without a restart
- * @param replicas the replicas as {@code host:port}; the read pool balances over them and
- * falls back to the primary when none answers
+ * @param replicas the nodes taken for replicas until the router's first probe of each has
+ * said which role it has ({@link ReadRouter}); nodes listed here and not in {@code nodes}
+ * are read from too
  * @param database database name
  * @param username the runtime role, the one both pools log in as: it may read and insert
  * the service's tables and nothing more where the database was set up by this project
@@ -21,17 +22,25 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param migration the role that owns the schema, which Flyway and the seeder connect as;
  * unset, they use the runtime role, which must then own the schema (one role, as on an
  * existing cluster where nobody made two)
- * @param readFromReplicas route read-only transactions to the replicas; {@code false}
- * sends everything to the primary (for comparisons)
+ * @param readFromReplicas send reads to the replicas; {@code false} sends everything to
+ * the primary through the write pool (for comparisons)
+ * @param readYourWritesWait how long a read that needs a position no replica is known to
+ * have replayed asks the replicas again before it goes to the primary
+ * @param nodeCheckInterval how often the router probes each node for its role and
+ * position (and the primary's position is sampled, which decides when a miss on a replica
+ * is final)
+ * @param primaryPositionSpacing the least time between two fetches of the primary's
+ * position on demand: however many reads need a fresh one, the primary answers at most
+ * one such query per spacing
  * @param writeTimeout how long a commit may wait for a synchronous standby before it is
  * cancelled and answered 503 "Outcome unknown" (the row may exist on the primary); while
  * no replica is connected, PostgreSQL would let it wait forever
  * @param writePool the primary's pool
- * @param readPool the replicas' pool; {@code application.yml} gives it a 2 s socket
- * timeout, so that a read on a replica that answers nothing fails over quickly, a 1.5 s
+ * @param readPool each node's read pool (one per node, so that a read can be sent to the
+ * node it needs); {@code application.yml} gives it 8 connections, a 2 s socket timeout,
+ * so that a read on a replica that answers nothing fails over quickly, and a 1.5 s
  * statement timeout below it, so that a read that is merely slow is cancelled by the
- * server rather than cut off by the socket timeout and repeated elsewhere, and a 60 s max
- * lifetime, so that reads return to a replica that was down and came back
+ * server rather than cut off by the socket timeout and repeated elsewhere
  */
 @ConfigurationProperties("app.db")
 public record DatabaseProperties(@DefaultValue( {
@@ -39,8 +48,9 @@ public record DatabaseProperties(@DefaultValue( {
 		@DefaultValue({ "127.0.0.1:15433", "127.0.0.1:15434" }) List<String> replicas,
 		@DefaultValue("profiles") String database, @DefaultValue("profiles") String username,
 		@DefaultValue("profiles") String password, @DefaultValue("true") boolean readFromReplicas,
-		@DefaultValue("5s") Duration writeTimeout, @DefaultValue Pool writePool, @DefaultValue Pool readPool,
-		@DefaultValue Migration migration){
+		@DefaultValue("50ms") Duration readYourWritesWait, @DefaultValue("1s") Duration nodeCheckInterval,
+		@DefaultValue("5ms") Duration primaryPositionSpacing, @DefaultValue("5s") Duration writeTimeout,
+		@DefaultValue Pool writePool, @DefaultValue Pool readPool, @DefaultValue Migration migration){
 
 	/** The role that migrations and the seeder log in as: the migration role if set. */
 	public String migrationUsername() {

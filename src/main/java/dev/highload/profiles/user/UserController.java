@@ -5,7 +5,10 @@ import java.util.UUID;
 
 import dev.highload.profiles.auth.RegistrationThrottle;
 import dev.highload.profiles.auth.TokenService;
+import dev.highload.profiles.routing.Positioned;
+import dev.highload.profiles.routing.WalPosition;
 import dev.highload.profiles.web.CanonicalUuid;
+import dev.highload.profiles.web.ConsistencyTokens;
 import dev.highload.profiles.web.InvalidParameterException;
 import dev.highload.profiles.web.ProblemResponses;
 import io.swagger.v3.oas.annotations.Operation;
@@ -17,6 +20,7 @@ import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.security.SecurityRequirement;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -69,25 +73,35 @@ class UserController {
 					+ "(default 20 per hour); beyond that 429.")
 	@PostMapping("/user/register")
 	@ProblemResponses({ 400, 413, 415, 429, 503 })
-	RegisterResponse register(@Valid @RequestBody RegisterRequest request, HttpServletRequest http) {
+	RegisterResponse register(@Valid @RequestBody RegisterRequest request, HttpServletRequest http,
+			HttpServletResponse response) {
 		this.registrations.acquire(http.getRemoteAddr());
-		return new RegisterResponse(this.users.register(request));
+		UUID id = this.users.register(request);
+		WalPosition written = this.users.positionAfterWrite();
+		if (written.offset() > 0) {
+			ConsistencyTokens.afterWrite(response, written.offset());
+		}
+		return new RegisterResponse(id);
 	}
 
 	@Operation(summary = "Get a profile by id")
 	@GetMapping("/user/{id}")
 	@ProblemResponses({ 400, 404, 503 })
-	UserProfile get(@PathVariable @Parameter(description = "a user id",
-			schema = @Schema(format = "uuid", pattern = CanonicalUuid.PATTERN)) UUID id) {
-		return this.users.get(id);
+	UserProfile get(
+			@PathVariable @Parameter(description = "a user id",
+					schema = @Schema(format = "uuid", pattern = CanonicalUuid.PATTERN)) UUID id,
+			HttpServletRequest http, HttpServletResponse response) {
+		return read(this.users.get(id, atLeast(http)), http, response);
 	}
 
 	@Operation(summary = "Get a profile by id (path of the OTUS API)")
 	@GetMapping("/user/get/{id}")
 	@ProblemResponses({ 400, 404, 503 })
-	UserProfile getByOtusPath(@PathVariable @Parameter(description = "a user id",
-			schema = @Schema(format = "uuid", pattern = CanonicalUuid.PATTERN)) UUID id) {
-		return this.users.get(id);
+	UserProfile getByOtusPath(
+			@PathVariable @Parameter(description = "a user id",
+					schema = @Schema(format = "uuid", pattern = CanonicalUuid.PATTERN)) UUID id,
+			HttpServletRequest http, HttpServletResponse response) {
+		return read(this.users.get(id, atLeast(http)), http, response);
 	}
 
 	@Operation(summary = "Search by name prefixes",
@@ -111,7 +125,7 @@ class UserController {
 			@Parameter(description = "return users whose id is greater than this (the last id of the previous page)",
 					schema = @Schema(format = "uuid", pattern = CanonicalUuid.PATTERN)) @RequestParam(
 							required = false) UUID after,
-			HttpServletRequest http) {
+			HttpServletRequest http, HttpServletResponse httpResponse) {
 		// Binding reads "limit=" as the default and "after=" as absent; an empty value is
 		// a
 		// client's mistake, not a request for the first page of 100.
@@ -120,7 +134,9 @@ class UserController {
 				throw new InvalidParameterException(name, "must not be empty");
 			}
 		}
-		List<EncodedProfile> page = this.users.search(new SearchQuery(firstName, lastName, after, limit));
+		Positioned<List<EncodedProfile>> found = this.users.search(new SearchQuery(firstName, lastName, after, limit),
+				atLeast(http));
+		List<EncodedProfile> page = found.value();
 		ResponseEntity.BodyBuilder response = ResponseEntity.ok();
 		if (page.size() == limit) {
 			String next = ServletUriComponentsBuilder.fromCurrentRequest()
@@ -129,6 +145,7 @@ class UserController {
 				.toUriString();
 			response.header(HttpHeaders.LINK, "<" + next + ">; rel=\"next\"");
 		}
+		ConsistencyTokens.afterRead(http, httpResponse, found.seen().offset());
 		return response.body(page);
 	}
 
@@ -137,8 +154,17 @@ class UserController {
 	@GetMapping("/user/me")
 	@ProblemResponses({ 401, 404, 503 })
 	UserProfile me(@Parameter(hidden = true) @RequestHeader(name = HttpHeaders.AUTHORIZATION,
-			required = false) String authorization) {
-		return this.users.get(this.tokens.authenticate(authorization));
+			required = false) String authorization, HttpServletRequest http, HttpServletResponse response) {
+		return read(this.users.get(this.tokens.authenticate(authorization), atLeast(http)), http, response);
+	}
+
+	private static WalPosition atLeast(HttpServletRequest http) {
+		return new WalPosition(ConsistencyTokens.required(http));
+	}
+
+	private static <T> T read(Positioned<T> read, HttpServletRequest http, HttpServletResponse response) {
+		ConsistencyTokens.afterRead(http, response, read.seen().offset());
+		return read.value();
 	}
 
 }

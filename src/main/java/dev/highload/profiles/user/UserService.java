@@ -4,48 +4,47 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.function.Supplier;
+import java.util.function.BiFunction;
 
 import dev.highload.profiles.auth.CredentialStore;
 import dev.highload.profiles.auth.PasswordHasher;
-import dev.highload.profiles.routing.DatabaseFailures;
+import dev.highload.profiles.routing.DatabaseProperties;
+import dev.highload.profiles.routing.NodeQuery;
+import dev.highload.profiles.routing.Observed;
+import dev.highload.profiles.routing.Positioned;
+import dev.highload.profiles.routing.ReadRouter;
+import dev.highload.profiles.routing.WalPosition;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 
-import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Service;
-import org.springframework.transaction.PlatformTransactionManager;
-import org.springframework.transaction.TransactionDefinition;
-import org.springframework.transaction.annotation.Propagation;
 import org.springframework.transaction.annotation.Transactional;
-import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Profiles. Read-only transactions (the class default) run on the replicas; writing
- * methods are annotated {@code @Transactional} and run on the primary.
+ * Profiles. Registration runs in a transaction on the primary; every read runs where the
+ * {@link ReadRouter} sends it: a replica that has replayed the position the read needs
+ * (the client's consistency token, if any), else the primary.
  * <p>
- * Point reads are read-your-writes: a replica that has not yet applied a just-committed
- * registration (possible under {@code ANY 1}, where only one replica must have applied
- * it) answers "not found", and the read is repeated on the primary before any 404.
+ * <b>A miss by id is final only where the id would show.</b> Without a token, a replica
+ * that has not yet applied a registration answers "not found" for it. So a miss on a
+ * replica is read again, on a node that has replayed the primary's position from the time
+ * by which the id's registration was acknowledged or never will be: the id's own UUIDv7
+ * time plus the write timeout (and a second for the clocks of other instances), or now,
+ * whichever is earlier. For an id older than a few seconds the replica is almost always
+ * past that position already, from its own reads, and the miss is final without another
+ * query: a flood of random ids never reaches the primary. Ids that are not version 7, or
+ * made in the future, were made by nobody: final at once.
  * <p>
- * A point read or a search that fails because its pooled connection is broken (the
- * replica went down or stopped answering: {@link DatabaseFailures#isBrokenConnection}) is
- * repeated once on a fresh connection, which the pool takes from a node that answers: the
- * first request after a replica dies need not fail. The pool has evicted the broken
- * connection by then. A read the server cancelled because it ran past the read pool's
- * statement timeout (57014) is not broken and not repeated: 503 with Retry-After.
+ * What a commit or a read throws is translated into the service's own answers by
+ * {@code routing.DatabaseFailures} (503 with Retry-After); the router repeats a read
+ * whose connection broke on another node.
  */
 @Service
-@Transactional(readOnly = true)
 public class UserService implements CredentialStore {
 
-	/**
-	 * The transaction manager's bean name, named on the hot reads: given a name, the
-	 * transaction interceptor resolves the manager once and caches it; without one it
-	 * scans the target class for a {@code @Qualifier} on every call (Spring Framework
-	 * 7.0), which cost about 3 % of a point read's CPU in the profile.
-	 */
-	static final String TRANSACTION_MANAGER = "transactionManager";
+	/** How far other instances' clocks may be ahead of this one's. */
+	static final long CLOCK_SKEW_MILLIS = 1000;
 
 	private final UserRepository users;
 
@@ -53,34 +52,25 @@ public class UserService implements CredentialStore {
 
 	private final PasswordHasher passwordHasher;
 
-	private final TransactionTemplate onPrimary;
+	private final ReadRouter router;
 
 	private final Clock clock;
 
-	private final Counter primaryFallbacks;
+	private final long writeTimeoutMillis;
 
-	private final TransactionTemplate onReplicaAgain;
+	private final Counter rechecked;
 
-	private final Counter readRetries;
-
-	UserService(UserRepository users, ProfileQueries profiles, PasswordHasher passwordHasher,
-			PlatformTransactionManager transactionManager, Clock clock, MeterRegistry meterRegistry) {
+	UserService(UserRepository users, ProfileQueries profiles, PasswordHasher passwordHasher, ReadRouter router,
+			DatabaseProperties database, Clock clock, MeterRegistry meterRegistry) {
 		this.users = users;
 		this.profiles = profiles;
 		this.passwordHasher = passwordHasher;
+		this.router = router;
 		this.clock = clock;
-		this.onPrimary = new TransactionTemplate(transactionManager);
-		this.onPrimary.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
-		this.primaryFallbacks = Counter.builder("profiles.reads.primary.fallback")
-			.description("Point reads that missed on a replica and were repeated on the primary")
-			.register(meterRegistry);
-		// A new read-only scope: the broken connection of the first attempt stays bound
-		// to the caller's scope, which is suspended meanwhile.
-		this.onReplicaAgain = new TransactionTemplate(transactionManager);
-		this.onReplicaAgain.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
-		this.onReplicaAgain.setReadOnly(true);
-		this.readRetries = Counter.builder("profiles.reads.retried")
-			.description("Reads repeated on a fresh connection after their connection broke")
+		this.writeTimeoutMillis = database.writeTimeout().toMillis();
+		this.rechecked = Counter.builder("profiles.reads.rechecked")
+			.description("Misses by id on a replica read again on a node that would show the id: "
+					+ "the id was made too recently for the first replica to be known to have it")
 			.register(meterRegistry);
 	}
 
@@ -98,71 +88,75 @@ public class UserService implements CredentialStore {
 	}
 
 	/**
-	 * A point read. {@code SUPPORTS} with {@code readOnly}: no physical transaction (the
-	 * read is one statement), yet a read-only scope, which routing sends to a replica.
-	 * @param id a user id
-	 * @return the profile, from a replica or, if the replica has not seen it, the primary
-	 * @throws UserNotFoundException if neither has it
+	 * The position a client's token must carry after its write: the primary's, read after
+	 * the commit.
+	 * @return the position, or {@code NONE} if the primary could not be asked (the write
+	 * stands; the client then holds no token for it)
 	 */
-	@Transactional(transactionManager = TRANSACTION_MANAGER, readOnly = true, propagation = Propagation.SUPPORTS)
-	public UserProfile get(UUID id) {
-		Supplier<Optional<UserProfile>> read = () -> this.profiles.findById(id);
-		return readYourWrites(retriedOnce(read), read).orElseThrow(() -> new UserNotFoundException(id));
+	WalPosition positionAfterWrite() {
+		try {
+			return this.router.afterWrite();
+		}
+		catch (RuntimeException ex) {
+			return WalPosition.NONE;
+		}
 	}
 
 	/**
-	 * Read on the primary, always: one query whether or not the id exists. Through a
-	 * replica, an unknown id cost a second query (the read-your-writes retry on the
-	 * primary), and logins for unknown ids measured about 0.5 to 1 ms slower than wrong
-	 * passwords (docs/reliability.md, "Hostile input"). Logins are few (each costs a
-	 * password hash), so the primary can take them.
+	 * A profile by id.
+	 * @param id a user id
+	 * @param atLeast the client's token; {@code NONE} without one
+	 * @return the profile, with the position the read saw
+	 * @throws UserNotFoundException if a node that would show the id does not have it
+	 */
+	public Positioned<UserProfile> get(UUID id, WalPosition atLeast) {
+		Positioned<Optional<UserProfile>> read = byId(id, atLeast, this.profiles::findById);
+		UserProfile profile = read.value().orElseThrow(() -> new UserNotFoundException(id, read.seen()));
+		return new Positioned<>(profile, read.covered(), read.seen(), read.standby());
+	}
+
+	/**
+	 * A password hash by id, as {@link #get} finds a profile: an unknown id costs one
+	 * query, like a known one (the login answers both after a hash check of the same
+	 * cost).
 	 */
 	@Override
-	public Optional<String> findPasswordHash(UUID id) {
-		return this.onPrimary.execute((status) -> this.users.findPasswordHashById(id));
+	public Positioned<Optional<String>> findPasswordHash(UUID id, WalPosition atLeast) {
+		return byId(id, atLeast, this.profiles::findPasswordHash);
 	}
 
-	/**
-	 * One statement, like {@link #get}: a read-only scope without a physical transaction.
-	 */
-	@Transactional(transactionManager = TRANSACTION_MANAGER, readOnly = true, propagation = Propagation.SUPPORTS)
-	List<EncodedProfile> search(SearchQuery query) {
+	/** One page of a prefix search, from a node that has replayed {@code atLeast}. */
+	Positioned<List<EncodedProfile>> search(SearchQuery query, WalPosition atLeast) {
 		Optional<PrefixRange> first = PrefixRange.of(query.firstNamePrefix());
 		Optional<PrefixRange> last = PrefixRange.of(query.lastNamePrefix());
 		if (first.isEmpty() || last.isEmpty()) {
-			return List.of();
+			// Nothing can match; nothing was read.
+			return new Positioned<>(List.of(), atLeast, atLeast, false);
 		}
 		UUID after = (query.after() != null) ? query.after() : SearchQuery.FIRST_PAGE;
-		return retriedOnce(() -> this.profiles.search(first.get(), last.get(), after, query.limit())).get();
+		return this.router.read(atLeast,
+				(node) -> this.profiles.search(node, first.get(), last.get(), after, query.limit()));
 	}
 
-	private <T> Optional<T> readYourWrites(Supplier<Optional<T>> onReplicas, Supplier<Optional<T>> read) {
-		Optional<T> onReplica = onReplicas.get();
-		if (onReplica.isPresent()) {
-			return onReplica;
+	private <T> Positioned<Optional<T>> byId(UUID id, WalPosition atLeast,
+			BiFunction<JdbcClient, UUID, Observed<Optional<T>>> query) {
+		NodeQuery<Optional<T>> read = (node) -> query.apply(node, id);
+		Positioned<Optional<T>> first = this.router.read(atLeast, read);
+		if (first.value().isPresent() || !first.standby()) {
+			return first;
 		}
-		this.primaryFallbacks.increment();
-		return this.onPrimary.execute((status) -> read.get());
-	}
-
-	/**
-	 * The read, repeated once in a new read-only scope if its connection broke. Only for
-	 * reads without a physical transaction ({@code SUPPORTS}): a transaction on a broken
-	 * connection would fail at its commit whatever the retry did.
-	 */
-	private <T> Supplier<T> retriedOnce(Supplier<T> read) {
-		return () -> {
-			try {
-				return read.get();
-			}
-			catch (DataAccessResourceFailureException ex) {
-				if (!DatabaseFailures.isBrokenConnection(ex)) {
-					throw ex;
-				}
-				this.readRetries.increment();
-				return this.onReplicaAgain.execute((status) -> read.get());
-			}
-		};
+		long made = UuidV7.millis(id);
+		long now = this.clock.millis();
+		if (made < 0 || made > now + CLOCK_SKEW_MILLIS) {
+			return first;
+		}
+		WalPosition needed = this.router
+			.acknowledgedBefore(Math.min(made + this.writeTimeoutMillis + CLOCK_SKEW_MILLIS, now));
+		if (first.covered().covers(needed)) {
+			return first;
+		}
+		this.rechecked.increment();
+		return this.router.read(needed.max(atLeast), read);
 	}
 
 }

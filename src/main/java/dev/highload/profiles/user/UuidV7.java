@@ -33,4 +33,13 @@ public final class UuidV7 {
 		return new UUID(msb, lsb);
 	}
 
+	/**
+	 * When a version 7 id was made.
+	 * @param id an id
+	 * @return its Unix time in milliseconds, or -1 if it is not a version 7 UUID
+	 */
+	public static long millis(UUID id) {
+		return (id.version() == 7 && id.variant() == 2) ? id.getMostSignificantBits() >>> 16 : -1;
+	}
+
 }

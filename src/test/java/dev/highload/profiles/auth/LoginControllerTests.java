@@ -53,7 +53,7 @@ class LoginControllerTests {
 			expected.put(password, "400 password");
 		}
 		assertThat(outcomes).isEqualTo(expected);
-		verify(this.logins, never()).login(any(), any());
+		verify(this.logins, never()).login(any(), any(), any());
 	}
 
 	@Test
@@ -62,7 +62,7 @@ class LoginControllerTests {
 			.isEqualTo("400 password");
 		assertThat(ProblemOutcome.of(login("{\"id\":\"" + ID + "\",\"id\":\"" + ID + "\",\"password\":\"a\"}")))
 			.isEqualTo("400 id");
-		verify(this.logins, never()).login(any(), any());
+		verify(this.logins, never()).login(any(), any(), any());
 	}
 
 	/**
@@ -78,7 +78,7 @@ class LoginControllerTests {
 			expected.put(id, "400 id");
 		}
 		assertThat(outcomes).isEqualTo(expected);
-		verify(this.logins, never()).login(any(), any());
+		verify(this.logins, never()).login(any(), any(), any());
 	}
 
 	private MvcTestResult login(String body) {

@@ -37,8 +37,7 @@ class DatabaseRolesIntegrationTests {
 	DataSource writePool;
 
 	@Autowired
-	@Qualifier("readDataSource")
-	DataSource readPool;
+	ReadRouter router;
 
 	@Autowired
 	SchemaOwnerConnections migrations;
@@ -56,7 +55,10 @@ class DatabaseRolesIntegrationTests {
 	void thePoolsLogInAsTheRuntimeRoleAndMigrationsAsTheOwner() throws SQLException {
 		assertThat(this.properties.migrationUsername()).isNotEqualTo(this.properties.username());
 		assertThat(query(this.writePool, "SELECT current_user")).isEqualTo(this.properties.username());
-		assertThat(query(this.readPool, "SELECT current_user")).isEqualTo(this.properties.username());
+		assertThat(this.router.pools()).hasSize(3);
+		for (DataSource readPool : this.router.pools()) {
+			assertThat(query(readPool, "SELECT current_user")).isEqualTo(this.properties.username());
+		}
 		assertThat(query(this.migrations.dataSource(), "SELECT current_user"))
 			.isEqualTo(this.properties.migrationUsername());
 		assertThat(this.cluster.queryValue("primary", this.properties.database(),
@@ -69,7 +71,7 @@ class DatabaseRolesIntegrationTests {
 	void theHealthChecksConnectThroughThePoolsNeverAsTheOwner() {
 		ApiClient.Response health = new ApiClient(this.managementPort).get("/actuator/health");
 		assertThat(health.json().get("components").get("db").get("components").propertyNames())
-			.containsExactlyInAnyOrder("dataSource", "writeDataSource", "readDataSource");
+			.containsExactlyInAnyOrder("dataSource", "writeDataSource");
 	}
 
 	@ParameterizedTest

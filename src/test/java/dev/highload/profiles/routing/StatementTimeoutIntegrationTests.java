@@ -55,7 +55,8 @@ class StatementTimeoutIntegrationTests {
 	ObjectProvider<EmbeddedCluster> embedded;
 
 	@Autowired
-	@Qualifier("readDataSource")
+	ReadRouter router;
+
 	HikariDataSource readPool;
 
 	@Autowired
@@ -68,8 +69,9 @@ class StatementTimeoutIntegrationTests {
 	ApiClient api;
 
 	@BeforeEach
-	void client() {
+	void client() throws SQLException {
 		this.api = new ApiClient(this.port);
+		this.readPool = ReadPools.replicas(this.router).get(0);
 	}
 
 	@Test

@@ -5,9 +5,11 @@ import java.util.UUID;
 import dev.highload.profiles.auth.RegistrationThrottle;
 import dev.highload.profiles.auth.ThrottleProperties;
 import dev.highload.profiles.auth.TokenService;
+import dev.highload.profiles.routing.WalPosition;
 import dev.highload.profiles.web.WebProperties;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -47,6 +49,11 @@ class RegistrationThrottleTests {
 
 	@MockitoBean
 	UserService users;
+
+	@BeforeEach
+	void positionAfterWrite() {
+		given(this.users.positionAfterWrite()).willReturn(new WalPosition(0x16B3748L));
+	}
 
 	@MockitoBean
 	TokenService tokens;

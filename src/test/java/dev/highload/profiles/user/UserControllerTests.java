@@ -11,9 +11,12 @@ import java.util.UUID;
 import dev.highload.profiles.auth.RegistrationThrottle;
 import dev.highload.profiles.auth.TokenService;
 import dev.highload.profiles.routing.DatabaseFailures;
+import dev.highload.profiles.routing.Positioned;
+import dev.highload.profiles.routing.WalPosition;
 import dev.highload.profiles.web.ProblemOutcome;
 import dev.highload.profiles.web.UnstorableText;
 import dev.highload.profiles.web.WebProperties;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -30,6 +33,7 @@ import org.springframework.transaction.CannotCreateTransactionException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.BDDMockito.given;
 import static org.mockito.Mockito.never;
 import static org.mockito.Mockito.verify;
@@ -54,6 +58,11 @@ class UserControllerTests {
 	@MockitoBean
 	UserService users;
 
+	@BeforeEach
+	void positionAfterWrite() {
+		given(this.users.positionAfterWrite()).willReturn(new WalPosition(0x16B3748L));
+	}
+
 	@MockitoBean
 	TokenService tokens;
 
@@ -62,7 +71,7 @@ class UserControllerTests {
 
 	@Test
 	void aDatabaseThatCannotBeReachedIs503WithRetryAfter() {
-		given(this.users.get(any()))
+		given(this.users.get(any(), any()))
 			.willThrow(DatabaseFailures.translate(new DataAccessResourceFailureException("connection refused",
 					new SQLException("Connection to 127.0.0.1:15433 refused", "08001"))));
 		assertThat(this.mvc.get().uri("/user/{id}", UUID.randomUUID())).hasStatus(503)
@@ -88,7 +97,7 @@ class UserControllerTests {
 
 	@Test
 	void anUnexpectedErrorIs500WithoutInternals() throws Exception {
-		given(this.users.get(any())).willThrow(new IllegalStateException("secret internal detail"));
+		given(this.users.get(any(), any())).willThrow(new IllegalStateException("secret internal detail"));
 		var result = this.mvc.get().uri("/user/{id}", UUID.randomUUID()).exchange();
 		assertThat(result).hasStatus(500).hasContentType(MediaType.APPLICATION_PROBLEM_JSON);
 		assertThat(result.getResponse().getContentAsString()).doesNotContain("IllegalStateException",
@@ -105,8 +114,8 @@ class UserControllerTests {
 	@Test
 	void aSearchPassesItsPrefixesUntouched() {
 		UserProfile profile = new UserProfile(UUID.randomUUID().toString(), "A%_\\", "B", "1990-01-01", null, null);
-		given(this.users.search(new SearchQuery("A%_\\", "B", null, 100)))
-			.willReturn(List.of(EncodedProfile.of(profile)));
+		given(this.users.search(eq(new SearchQuery("A%_\\", "B", null, 100)), any()))
+			.willReturn(positioned(List.of(EncodedProfile.of(profile))));
 		assertThat(this.mvc.get().uri("/user/search?first_name={f}&last_name=B", "A%_\\")).hasStatus(200)
 			.bodyJson()
 			.extractingPath("$[0].first_name")
@@ -116,9 +125,9 @@ class UserControllerTests {
 	@Test
 	void aFullPageLinksTheNextOne() {
 		UUID last = UUID.randomUUID();
-		given(this.users.search(any())).willReturn(List.of(
+		given(this.users.search(any(), any())).willReturn(positioned(List.of(
 				EncodedProfile.of(new UserProfile(UUID.randomUUID().toString(), "A", "B", "1990-01-01", null, null)),
-				EncodedProfile.of(new UserProfile(last.toString(), "A", "B", "1990-01-01", null, null))));
+				EncodedProfile.of(new UserProfile(last.toString(), "A", "B", "1990-01-01", null, null)))));
 		assertThat(this.mvc.get().uri("/user/search?first_name=A&last_name=B&limit=2")).hasStatus(200)
 			.headers()
 			.hasValue("Link",
@@ -151,14 +160,16 @@ class UserControllerTests {
 				.hasStatus(400);
 		}
 		UUID id = UUID.fromString("0190F3C2-7B1E-7A3D-9C4E-1234567890AB");
-		given(this.users.get(id)).willReturn(new UserProfile(id.toString(), "A", "B", "1990-01-01", null, null));
+		given(this.users.get(eq(id), any()))
+			.willReturn(positioned(new UserProfile(id.toString(), "A", "B", "1990-01-01", null, null)));
 		assertThat(this.mvc.get().uri("/user/{id}", "0190F3C2-7B1E-7A3D-9C4E-1234567890AB")).hasStatus(200);
 	}
 
 	@Test
 	void aGetThatDeclaresAMalformedMultipartBodyIsServedNormally() {
 		UUID id = UUID.randomUUID();
-		given(this.users.get(id)).willReturn(new UserProfile(id.toString(), "A", "B", "1990-01-01", null, null));
+		given(this.users.get(eq(id), any()))
+			.willReturn(positioned(new UserProfile(id.toString(), "A", "B", "1990-01-01", null, null)));
 		assertThat(this.mvc.get().uri("/user/{id}", id).contentType("multipart/form-data")).hasStatus(200);
 	}
 
@@ -229,7 +240,7 @@ class UserControllerTests {
 			expected.put(query, "400 " + name);
 		});
 		assertThat(outcomes).isEqualTo(expected);
-		verify(this.users, never()).search(any());
+		verify(this.users, never()).search(any(), any());
 	}
 
 	/**
@@ -249,7 +260,7 @@ class UserControllerTests {
 			expected.put(bad, "400 last_name");
 		}
 		assertThat(outcomes).isEqualTo(expected);
-		verify(this.users, never()).search(any());
+		verify(this.users, never()).search(any(), any());
 	}
 
 	@Test
@@ -263,7 +274,7 @@ class UserControllerTests {
 			expected.put(limit, "400 limit");
 		}
 		assertThat(outcomes).isEqualTo(expected);
-		verify(this.users, never()).search(any());
+		verify(this.users, never()).search(any(), any());
 	}
 
 	private MvcTestResult register(String body) {
@@ -292,6 +303,10 @@ class UserControllerTests {
 			.append("\":")
 			.append(value));
 		return body.append('}').toString();
+	}
+
+	private static <T> Positioned<T> positioned(T value) {
+		return new Positioned<>(value, WalPosition.NONE, new WalPosition(0x16B3748L), true);
 	}
 
 }

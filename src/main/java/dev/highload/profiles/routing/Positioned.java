@@ -1,0 +1,17 @@
+package dev.highload.profiles.routing;
+
+/**
+ * What a read returned, with the positions that bound the snapshot it ran on.
+ *
+ * @param value the read's result
+ * @param covered a position the snapshot certainly includes: the node had replayed it
+ * before the read began (at least the position the read asked for)
+ * @param seen a position the snapshot includes nothing after: the node's position when
+ * the statement had its snapshot. Given back as the client's next token, it makes the
+ * next read show at least what this one showed (monotonic reads)
+ * @param standby whether a replica served the read
+ * @param <T> the result type
+ */
+public record Positioned<T>(T value, WalPosition covered, WalPosition seen, boolean standby) {
+
+}

@@ -1,0 +1,256 @@
+package dev.highload.profiles.routing;
+
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+
+import dev.highload.profiles.ApiClient;
+import dev.highload.profiles.ClusterNodes;
+import dev.highload.profiles.IntegrationTest;
+import dev.highload.profiles.user.UuidV7;
+import dev.highload.profiles.web.ConsistencyTokens;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Consistency tokens end to end (docs/consistency.md): what a client that sends back the
+ * token of its write is shown while one replica lags, what one that does not is shown,
+ * and what a flood of unknown ids costs the primary.
+ */
+@IntegrationTest
+class ConsistencyTokenIntegrationTests {
+
+	private static final String TOKEN = "Consistency-Token";
+
+	/** Every statement that reads the users table; inserts and position probes do not. */
+	private static final String USER_READS = "%users u%";
+
+	@LocalServerPort
+	int port;
+
+	@Autowired
+	ClusterNodes cluster;
+
+	@Autowired
+	MeterRegistry meterRegistry;
+
+	ApiClient api;
+
+	@BeforeEach
+	void client() {
+		this.api = new ApiClient(this.port);
+	}
+
+	@Test
+	void withItsWritesTokenASearchFindsTheNewUserEveryTimeWhileAReplicaLags() throws Exception {
+		int rounds = 200;
+		int foundWithToken = 0;
+		int missedWithoutToken = 0;
+		int loginsWithToken = 0;
+		double waitedBefore = counter("profiles.reads.waited");
+		double primaryBefore = counter("profiles.reads.primary");
+		String lastToken;
+		String lastName;
+		try {
+			// ANY 1: replica2 alone applies these registrations; replica1 lags behind
+			// every one of them.
+			this.cluster.execute("replica1", "SELECT pg_wal_replay_pause()");
+			String token = null;
+			String name = null;
+			for (int i = 0; i < rounds; i++) {
+				name = ApiClient.uniqueName();
+				ApiClient.Response registered = this.api.post("/user/register",
+						ApiClient.registration("Token", name, "secret-password"));
+				assertThat(registered.status()).isEqualTo(200);
+				token = registered.headers().firstValue(TOKEN).orElseThrow();
+				String cookie = "consistency_token=" + token + ";";
+				assertThat(registered.headers().allValues("Set-Cookie"))
+					.anySatisfy((header) -> assertThat(header).startsWith(cookie));
+				String id = registered.json().get("user_id").asString();
+				if (search(name, token).contains(id)) {
+					foundWithToken++;
+				}
+				if (!search(name, null).contains(id)) {
+					missedWithoutToken++;
+				}
+				if (i % 20 == 0 && login(id, token) == 200) {
+					loginsWithToken++;
+				}
+			}
+			lastToken = token;
+			lastName = name;
+		}
+		finally {
+			this.cluster.execute("replica1", "SELECT pg_wal_replay_resume()");
+		}
+		double waited = counter("profiles.reads.waited") - waitedBefore;
+		double onPrimary = counter("profiles.reads.primary") - primaryBefore;
+		System.out.printf(Locale.ROOT,
+				"[consistency-figures] replica1 paused: %d/%d searches with the write's token found the new user "
+						+ "(%d logins of %d with it succeeded), %d/%d without a token missed it; reads that asked "
+						+ "the replicas for their positions %.0f, served by the primary %.0f%n",
+				foundWithToken, rounds, loginsWithToken, rounds / 20, missedWithoutToken, rounds, waited, onPrimary);
+		assertThat(foundWithToken).as("searches with the token that found the new user").isEqualTo(rounds);
+		assertThat(loginsWithToken).as("logins with the token").isEqualTo(rounds / 20);
+		assertThat(missedWithoutToken).as("searches without a token that met the lagging replica").isPositive();
+
+		this.cluster.awaitReplicasCaughtUp(Duration.ofSeconds(60));
+		long primaryReads = calls("primary", USER_READS);
+		for (int i = 0; i < 40; i++) {
+			assertThat(search(lastName, lastToken)).isNotEqualTo("[]");
+		}
+		assertThat(calls("primary", USER_READS) - primaryReads)
+			.as("searches with the token once both replicas caught up, on the primary")
+			.isZero();
+	}
+
+	@Test
+	void aFloodOfUnknownIdsNeverReachesThePrimary() throws Exception {
+		this.cluster.awaitReplicasCaughtUp(Duration.ofSeconds(60));
+		// Warm: both replicas have served reads, so the router knows where they are.
+		for (int i = 0; i < 20; i++) {
+			assertThat(this.api.get("/user/" + oldId()).status()).isEqualTo(404);
+		}
+		int requests = 2000;
+		long quietStarted = System.nanoTime();
+		long quietCommits = commits("primary");
+		Thread.sleep(2000);
+		long quietDelta = commits("primary") - quietCommits;
+		double quietSeconds = (System.nanoTime() - quietStarted) / 1e9;
+
+		long readsBefore = calls("primary", USER_READS);
+		double recheckedBefore = counter("profiles.reads.rechecked");
+		double primaryBefore = counter("profiles.reads.primary");
+		long commitsBefore = commits("primary");
+		long started = System.nanoTime();
+		ExecutorService clients = Executors.newFixedThreadPool(8);
+		try {
+			List<Future<Integer>> statuses = new ArrayList<>();
+			for (int i = 0; i < requests; i++) {
+				statuses.add(clients.submit(() -> this.api.get("/user/" + oldId()).status()));
+			}
+			for (Future<Integer> status : statuses) {
+				assertThat(status.get()).isEqualTo(404);
+			}
+		}
+		finally {
+			clients.shutdownNow();
+		}
+		double seconds = (System.nanoTime() - started) / 1e9;
+		long commitsDelta = commits("primary") - commitsBefore;
+		long readsDelta = calls("primary", USER_READS) - readsBefore;
+		System.out.printf(Locale.ROOT,
+				"[consistency-figures] 404 flood: %d GETs of unknown ids made an hour ago in %.1f s; on the "
+						+ "primary: %d reads of users, %d transactions (%d in %.1f s without the flood: the node "
+						+ "monitor and the metrics); rechecked %.0f, served by the primary %.0f%n",
+				requests, seconds, readsDelta, commitsDelta, quietDelta, quietSeconds,
+				counter("profiles.reads.rechecked") - recheckedBefore,
+				counter("profiles.reads.primary") - primaryBefore);
+		assertThat(readsDelta).as("reads of users on the primary").isZero();
+		assertThat(counter("profiles.reads.rechecked") - recheckedBefore).isZero();
+		assertThat(counter("profiles.reads.primary") - primaryBefore).isZero();
+		// The primary's transactions while the flood ran: the background's, nothing per
+		// request (2,000 requests against a handful).
+		assertThat(commitsDelta).as("transactions on the primary during the flood")
+			.isLessThanOrEqualTo(quietDelta * Math.max(1, Math.round(seconds / quietSeconds)) + 5);
+	}
+
+	@Test
+	void everyReadAnswersItsPositionAndTheCookieMovesForward() {
+		ApiClient.Response registered = this.api.post("/user/register",
+				ApiClient.registration("Token", ApiClient.uniqueName(), "secret-password"));
+		String written = registered.headers().firstValue(TOKEN).orElseThrow();
+		String id = registered.json().get("user_id").asString();
+		ApiClient.Response read = this.api.get("/user/" + id, "Cookie", "consistency_token=" + written);
+		assertThat(read.status()).isEqualTo(200);
+		String seen = read.headers().firstValue(TOKEN).orElseThrow();
+		assertThat(ConsistencyTokens.offset(seen)).as(seen + " after " + written)
+			.isGreaterThanOrEqualTo(ConsistencyTokens.offset(written));
+		ApiClient.Response unknown = this.api.get("/user/" + oldId(), TOKEN, seen);
+		assertThat(unknown.status()).isEqualTo(404);
+		assertThat(ConsistencyTokens.offset(unknown.headers().firstValue(TOKEN).orElseThrow()))
+			.as("a 404 is a read with a position too")
+			.isGreaterThanOrEqualTo(ConsistencyTokens.offset(seen));
+	}
+
+	@Test
+	void aTokenBeyondThePrimaryIsTakenAsThePrimarysPosition() {
+		String id = this.api.register("Token", ApiClient.uniqueName(), "secret-password").toString();
+		long started = System.nanoTime();
+		ApiClient.Response read = this.api.get("/user/" + id, TOKEN, "7fffffffffffffff");
+		assertThat(read.status()).isEqualTo(200);
+		assertThat(ConsistencyTokens.offset(read.headers().firstValue(TOKEN).orElseThrow())).isLessThan(Long.MAX_VALUE);
+		assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(2));
+	}
+
+	@Test
+	void aMalformedTokenIs400() {
+		for (String token : List.of("", "xyz", "0/16B3748", "00000000016b37480", "ffffffffffffffff")) {
+			ApiClient.Response read = this.api.get("/user/" + oldId(), TOKEN, token);
+			assertThat(read.status()).as(token).isEqualTo(400);
+			assertThat(read.body()).contains(TOKEN);
+		}
+		ApiClient.Response read = this.api.get("/user/" + oldId(), "Cookie", "consistency_token=nonsense");
+		assertThat(read.status()).isEqualTo(400);
+	}
+
+	private String search(String lastName, String token) {
+		String path = "/user/search?first_name=Token&last_name=" + URLEncoder.encode(lastName, StandardCharsets.UTF_8);
+		ApiClient.Response response = (token != null) ? this.api.get(path, TOKEN, token) : this.api.get(path);
+		assertThat(response.status()).isEqualTo(200);
+		return response.body();
+	}
+
+	private int login(String id, String token) {
+		return this.api.post("/login", ApiClient.toJson(Map.of("id", id, "password", "secret-password")), TOKEN, token)
+			.status();
+	}
+
+	/** An id of the kind the service makes, from an hour ago: nobody has it. */
+	private static UUID oldId() {
+		ThreadLocalRandom random = ThreadLocalRandom.current();
+		return UuidV7.of(System.currentTimeMillis() - 3_600_000 - random.nextInt(1_000_000), random.nextLong(),
+				random.nextLong());
+	}
+
+	private double counter(String name) {
+		return this.meterRegistry.get(name).counter().count();
+	}
+
+	private long commits(String node) throws SQLException {
+		return Long.parseLong(this.cluster.queryValue(node, "postgres",
+				"SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = ?", "profiles"));
+	}
+
+	private long calls(String node, String pattern) throws SQLException {
+		try (Connection c = this.cluster.connectAsSuperuser(node, "profiles");
+				PreparedStatement s = c
+					.prepareStatement("SELECT coalesce(sum(calls), 0) FROM pg_stat_statements WHERE query ILIKE ?")) {
+			s.setString(1, pattern);
+			try (ResultSet rs = s.executeQuery()) {
+				rs.next();
+				return rs.getLong(1);
+			}
+		}
+	}
+
+}
