@@ -1,13 +1,11 @@
 package dev.highload.profiles.user;
 
-import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Supplier;
 
 import dev.highload.profiles.auth.CredentialStore;
-import dev.highload.profiles.auth.PasswordHasher;
 import dev.highload.profiles.routing.DatabaseFailures;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -51,11 +49,7 @@ public class UserService implements CredentialStore {
 
 	private final ProfileQueries profiles;
 
-	private final PasswordHasher passwordHasher;
-
 	private final TransactionTemplate onPrimary;
-
-	private final Clock clock;
 
 	private final Counter primaryFallbacks;
 
@@ -63,12 +57,10 @@ public class UserService implements CredentialStore {
 
 	private final Counter readRetries;
 
-	UserService(UserRepository users, ProfileQueries profiles, PasswordHasher passwordHasher,
-			PlatformTransactionManager transactionManager, Clock clock, MeterRegistry meterRegistry) {
+	UserService(UserRepository users, ProfileQueries profiles, PlatformTransactionManager transactionManager,
+			MeterRegistry meterRegistry) {
 		this.users = users;
 		this.profiles = profiles;
-		this.passwordHasher = passwordHasher;
-		this.clock = clock;
 		this.onPrimary = new TransactionTemplate(transactionManager);
 		this.onPrimary.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
 		this.primaryFallbacks = Counter.builder("profiles.reads.primary.fallback")
@@ -82,19 +74,6 @@ public class UserService implements CredentialStore {
 		this.readRetries = Counter.builder("profiles.reads.retried")
 			.description("Reads repeated on a fresh connection after their connection broke")
 			.register(meterRegistry);
-	}
-
-	/**
-	 * Registers a user. The password is hashed before the first statement; the lazy
-	 * connection proxy takes no connection until then, so none is held while hashing.
-	 */
-	@Transactional
-	UUID register(RegisterRequest request) {
-		String hash = this.passwordHasher.hash(request.password());
-		UUID id = UuidV7.next();
-		this.users.save(new User(id, request.firstName(), request.secondName(), request.birthdate(),
-				request.biography(), request.city(), hash, this.clock.instant()));
-		return id;
 	}
 
 	/**

@@ -1,5 +1,6 @@
 package dev.highload.profiles.user;
 
+import java.io.UnsupportedEncodingException;
 import java.net.URI;
 import java.sql.SQLException;
 import java.util.LinkedHashMap;
@@ -15,6 +16,9 @@ import dev.highload.profiles.web.ProblemOutcome;
 import dev.highload.profiles.web.UnstorableText;
 import dev.highload.profiles.web.WebProperties;
 import org.junit.jupiter.api.Test;
+import org.mockito.ArgumentCaptor;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -30,8 +34,10 @@ import org.springframework.transaction.CannotCreateTransactionException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.BDDMockito.given;
 import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.times;
 import static org.mockito.Mockito.verify;
 
 /**
@@ -55,10 +61,13 @@ class UserControllerTests {
 	UserService users;
 
 	@MockitoBean
+	Registrations registrations;
+
+	@MockitoBean
 	TokenService tokens;
 
 	@MockitoBean
-	RegistrationThrottle registrations;
+	RegistrationThrottle registrationThrottle;
 
 	@Test
 	void aDatabaseThatCannotBeReachedIs503WithRetryAfter() {
@@ -75,7 +84,7 @@ class UserControllerTests {
 
 	@Test
 	void aTransactionThatCannotStartIs503() {
-		given(this.users.register(any()))
+		given(this.registrations.register(any(), any()))
 			.willThrow(DatabaseFailures.translate(new CannotCreateTransactionException("no connection")));
 		assertThat(this.mvc.post()
 			.uri("/user/register")
@@ -84,6 +93,102 @@ class UserControllerTests {
 					+ "\"password\":\"secret-password\"}"))
 			.hasStatus(503)
 			.hasHeader("Retry-After", "1");
+	}
+
+	@Test
+	void every503ToARegistrationNamesTheKeyToRetryWith() {
+		given(this.registrations.register(any(), any())).willAnswer((call) -> {
+			throw DatabaseFailures.translate(new CannotCreateTransactionException("no connection"));
+		});
+		Map<String, String> sent = new LinkedHashMap<>();
+		sent.put("\"client-key\"", "client-key");
+		sent.put("client-key", "client-key");
+		sent.put("\"with \\\"quote\\\"\"", "with \"quote\"");
+		sent.put(null, null);
+		sent.forEach((header, key) -> {
+			var request = this.mvc.post()
+				.uri("/user/register")
+				.contentType(MediaType.APPLICATION_JSON)
+				.content(registration("city", "\"Moscow\""));
+			if (header != null) {
+				request = request.header("Idempotency-Key", header);
+			}
+			MvcTestResult result = request.exchange();
+			assertThat(result).as(String.valueOf(header)).hasStatus(503).hasHeader("Retry-After", "1");
+			JsonNode problem = json(result);
+			String named = problem.path("idempotency_key").asString();
+			if (key != null) {
+				assertThat(named).isEqualTo(key);
+			}
+			else {
+				// Made by the server: a random UUID.
+				assertThat(UUID.fromString(named).toString()).isEqualTo(named);
+			}
+			assertThat(problem.path("detail").asString()).as(String.valueOf(header))
+				.startsWith("The database cannot serve this request right now; retry shortly. Retry with "
+						+ "Idempotency-Key: " + new IdempotencyKey(named).headerValue() + " and the same body");
+			assertThat(problem.path("title").asString()).isEqualTo("Database unavailable");
+		});
+		// Quoted or bare, the same key.
+		verify(this.registrations, times(2)).register(any(), eq(new IdempotencyKey("client-key")));
+	}
+
+	@Test
+	void aKeyIsPassedOnUnquotedAndARequestWithoutOneGetsARandomOne() {
+		given(this.registrations.register(any(), any())).willReturn(UUID.randomUUID());
+		assertThat(register(registration("city", "\"Moscow\""), "\"a\\\\b\"")).hasStatus(200);
+		verify(this.registrations).register(any(), eq(new IdempotencyKey("a\\b")));
+		assertThat(register(registration("city", "\"Moscow\""))).hasStatus(200);
+		assertThat(register(registration("city", "\"Moscow\""))).hasStatus(200);
+		ArgumentCaptor<IdempotencyKey> keys = ArgumentCaptor.forClass(IdempotencyKey.class);
+		verify(this.registrations, times(3)).register(any(), keys.capture());
+		assertThat(keys.getAllValues().subList(1, 3)).doesNotHaveDuplicates()
+			.allSatisfy((key) -> assertThat(UUID.fromString(key.value()).toString()).isEqualTo(key.value()));
+	}
+
+	@Test
+	void anInvalidOrRepeatedKeyIs400NamingTheHeaderBeforeAnyWork() {
+		Map<String, String> outcomes = new TreeMap<>();
+		Map<String, String> expected = new TreeMap<>();
+		for (String header : new String[] { "", "\"\"", "\"open", "\"a\";b=1", "k".repeat(256), "a\u0001b",
+				"\u00c3\u00a9" }) {
+			outcomes.put(header, ProblemOutcome.of(register(registration("city", "\"Moscow\""), header)));
+			expected.put(header, "400 Idempotency-Key");
+		}
+		outcomes.put("twice", ProblemOutcome.of(this.mvc.post()
+			.uri("/user/register")
+			.contentType(MediaType.APPLICATION_JSON)
+			.content(registration("city", "\"Moscow\""))
+			.header("Idempotency-Key", "a", "a")
+			.exchange()));
+		expected.put("twice", "400 Idempotency-Key");
+		assertThat(outcomes).isEqualTo(expected);
+		verify(this.registrations, never()).register(any(), any());
+		verify(this.registrationThrottle, never()).acquire(any());
+	}
+
+	@Test
+	void aKeyInProgressIs409WithRetryAfterAndAKeyReusedIs422() {
+		given(this.registrations.register(any(), any())).willAnswer((call) -> {
+			throw IdempotencyKeyException.inProgress();
+		});
+		assertThat(register(registration("city", "\"Moscow\""), "k")).hasStatus(409)
+			.hasHeader("Retry-After", "1")
+			.hasContentType(MediaType.APPLICATION_PROBLEM_JSON)
+			.bodyJson()
+			.extractingPath("$.detail")
+			.asString()
+			.startsWith("A request with this Idempotency-Key is in progress");
+		given(this.registrations.register(any(), any())).willAnswer((call) -> {
+			throw IdempotencyKeyException.reused();
+		});
+		assertThat(register(registration("city", "\"Moscow\""), "k")).hasStatus(422)
+			.doesNotContainHeader("Retry-After")
+			.hasContentType(MediaType.APPLICATION_PROBLEM_JSON)
+			.bodyJson()
+			.extractingPath("$.detail")
+			.asString()
+			.startsWith("Idempotency-Key reused with a different request");
 	}
 
 	@Test
@@ -179,7 +284,7 @@ class UserControllerTests {
 			}
 		}
 		assertThat(outcomes).isEqualTo(expected);
-		verify(this.users, never()).register(any());
+		verify(this.registrations, never()).register(any(), any());
 	}
 
 	@Test
@@ -193,7 +298,7 @@ class UserControllerTests {
 			expected.put(body, "400 " + field);
 		}
 		assertThat(outcomes).isEqualTo(expected);
-		verify(this.users, never()).register(any());
+		verify(this.registrations, never()).register(any(), any());
 	}
 
 	/**
@@ -212,7 +317,7 @@ class UserControllerTests {
 			expected.put(date, "400 birthdate");
 		}
 		assertThat(outcomes).isEqualTo(expected);
-		verify(this.users, never()).register(any());
+		verify(this.registrations, never()).register(any(), any());
 	}
 
 	@Test
@@ -268,6 +373,24 @@ class UserControllerTests {
 
 	private MvcTestResult register(String body) {
 		return this.mvc.post().uri("/user/register").contentType(MediaType.APPLICATION_JSON).content(body).exchange();
+	}
+
+	private MvcTestResult register(String body, String idempotencyKey) {
+		return this.mvc.post()
+			.uri("/user/register")
+			.contentType(MediaType.APPLICATION_JSON)
+			.content(body)
+			.header("Idempotency-Key", idempotencyKey)
+			.exchange();
+	}
+
+	private static JsonNode json(MvcTestResult result) {
+		try {
+			return JsonMapper.shared().readTree(result.getResponse().getContentAsString());
+		}
+		catch (UnsupportedEncodingException ex) {
+			throw new IllegalStateException(ex);
+		}
 	}
 
 	/**
