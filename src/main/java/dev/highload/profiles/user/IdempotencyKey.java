@@ -16,8 +16,8 @@ import org.springframework.http.ProblemDetail;
  * when the client sent none, so that every registration has a key a retry can name.
  * <p>
  * The draft's value is a Structured Field string (RFC 8941, {@code "..."}, with only
- * {@code \"} and {@code \\} escaped); a bare value, as Stripe's clients send, is taken
- * as it is. {@code "abc"} and {@code abc} are the same key. The key itself has 1 to
+ * {@code \"} and {@code \\} escaped); a bare value, as Stripe's clients send, is taken as
+ * it is. {@code "abc"} and {@code abc} are the same key. The key itself has 1 to
  * {@value #MAX_LENGTH} printable ASCII characters (U+0020 to U+007E); anything else is
  * 400 naming the header.
  *

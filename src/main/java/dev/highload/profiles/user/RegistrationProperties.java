@@ -10,12 +10,12 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * "Idempotency-Key").
  *
  * @param idempotencyKeyTtl how long a key stands for its registration, counted from the
- * registration by the primary's clock: within it a retry with the key gets the
- * first answer; after it the key is free again and a request with it registers anew.
- * Published to clients in docs/api.md and the OpenAPI document, so a change should be
- * announced. 24 hours covers a client that retries across a long outage or a restart
- * @param keyCleanupInterval the time between two runs of the cleanup that deletes
- * expired keys; a key may outlive its expiry by about this much, but is no longer honoured
+ * registration by the primary's clock: within it a retry with the key gets the first
+ * answer; after it the key is free again and a request with it registers anew. Published
+ * to clients in docs/api.md and the OpenAPI document, so a change should be announced. 24
+ * hours covers a client that retries across a long outage or a restart
+ * @param keyCleanupInterval the time between two runs of the cleanup that deletes expired
+ * keys; a key may outlive its expiry by about this much, but is no longer honoured
  * @param keyCleanupBatch keys deleted per transaction by the cleanup; a run repeats
  * batches while they come back full, so the table's expired rows go in one run however
  * many there are, each transaction short
@@ -26,8 +26,8 @@ public record RegistrationProperties(@DefaultValue("24h") Duration idempotencyKe
 
 	public RegistrationProperties {
 		if (idempotencyKeyTtl.toSeconds() < 1) {
-			throw new IllegalArgumentException("app.registration.idempotency-key-ttl must be at least 1s, was "
-					+ idempotencyKeyTtl);
+			throw new IllegalArgumentException(
+					"app.registration.idempotency-key-ttl must be at least 1s, was " + idempotencyKeyTtl);
 		}
 		if (keyCleanupInterval.toMillis() < 1) {
 			throw new IllegalArgumentException(

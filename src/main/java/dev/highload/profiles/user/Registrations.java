@@ -55,9 +55,9 @@ class Registrations {
 	private static final String DELETE = "DELETE FROM registration_keys WHERE key = ?";
 
 	/**
-	 * The oldest expired keys, at most a batch, skipping rows another transaction holds (a
-	 * registration replacing the key, or another instance's cleanup): neither waits for
-	 * the other, and no lock on the table is taken.
+	 * The oldest expired keys, at most a batch, skipping rows another transaction holds
+	 * (a registration replacing the key, or another instance's cleanup): neither waits
+	 * for the other, and no lock on the table is taken.
 	 */
 	private static final String DELETE_EXPIRED = """
 			DELETE FROM registration_keys WHERE key IN (
@@ -97,7 +97,9 @@ class Registrations {
 	/**
 	 * Registers a user, or answers the user an earlier request with the same key
 	 * registered. The password is hashed before the first statement; the lazy connection
-	 * proxy takes no connection until then, so none is held while hashing.
+	 * proxy takes no connection until then, so none is held while hashing. A retry's
+	 * password is checked inside the transaction, under the key's lock: the connection is
+	 * held for that one Argon2id check, which only retries with a stored key cost.
 	 * @param request the registration
 	 * @param key its key, sent or made by the server
 	 * @return the user's id
@@ -116,9 +118,12 @@ class Registrations {
 			.query(STORED_KEY)
 			.optional();
 		if (stored.isPresent() && stored.get().live()) {
-			return replay(stored.get(), request, fingerprint, key);
+			Optional<UUID> replayed = replay(stored.get(), request, fingerprint, key);
+			if (replayed.isPresent()) {
+				return replayed.get();
+			}
 		}
-		if (stored.isPresent()) {
+		else if (stored.isPresent()) {
 			this.jdbc.sql(DELETE).param(key.value()).update();
 		}
 		UUID id = UuidV7.next();
@@ -128,15 +133,23 @@ class Registrations {
 		return id;
 	}
 
-	private UUID replay(StoredKey stored, RegisterRequest request, byte[] fingerprint, IdempotencyKey key) {
+	/**
+	 * The stored user, once this transaction has written to the key's row: without that
+	 * write its commit would wait for no standby.
+	 * @return the user, or empty if the cleanup deleted the key meanwhile (it expired
+	 * between the two statements): the request is then a new registration
+	 */
+	private Optional<UUID> replay(StoredKey stored, RegisterRequest request, byte[] fingerprint, IdempotencyKey key) {
 		// The cheap comparison first: a different body costs no password hash.
 		if (!MessageDigest.isEqual(stored.fingerprint(), fingerprint)
 				|| !this.passwordHasher.matches(request.password(), stored.passwordHash())) {
 			throw IdempotencyKeyException.reused();
 		}
-		this.jdbc.sql(REPLAYED).param(key.value()).update();
+		if (this.jdbc.sql(REPLAYED).param(key.value()).update() == 0) {
+			return Optional.empty();
+		}
 		this.replays.increment();
-		return stored.userId();
+		return Optional.of(stored.userId());
 	}
 
 	/**

@@ -42,8 +42,7 @@ class ApiDocumentation {
 			new String[] { "NotFound", "No such user" }, 409,
 			new String[] { "Conflict",
 					"A request with the same Idempotency-Key is in progress; retry after the seconds in Retry-After" },
-			413,
-			new String[] { "ContentTooLarge", "The request body is larger than app.web.max-request-body" }, 415,
+			413, new String[] { "ContentTooLarge", "The request body is larger than app.web.max-request-body" }, 415,
 			new String[] { "UnsupportedMediaType", "The body is not application/json" }, 422,
 			new String[] { "UnprocessableContent",
 					"The Idempotency-Key was used for a different request (another body or password); "

@@ -7,8 +7,8 @@ import io.swagger.v3.oas.annotations.media.Schema;
 
 /**
  * The shape of every error body, for the OpenAPI document only: the responses themselves
- * are Spring's {@code ProblemDetail} with the properties {@code request_id}, for
- * invalid input {@code errors}, and on a 503 to a registration {@code idempotency_key}.
+ * are Spring's {@code ProblemDetail} with the properties {@code request_id}, for invalid
+ * input {@code errors}, and on a 503 to a registration {@code idempotency_key}.
  *
  * @param type a URI for the kind of problem; {@code about:blank} for all of ours
  * @param title the status's short name or a short description of the kind of problem

@@ -89,9 +89,9 @@ class UnconfirmedCommitIntegrationTests {
 
 	/**
 	 * A retry with the key of a registration that is committed on the primary alone must
-	 * not answer 200 either: its own commit waits for a standby, past the first one's, and
-	 * is answered "Outcome unknown" while none confirms it. And while the first attempt
-	 * still waits for its commit, the key is in flight: 409.
+	 * not answer 200 either: its own commit waits for a standby, past the first one's,
+	 * and is answered "Outcome unknown" while none confirms it. And while the first
+	 * attempt still waits for its commit, the key is in flight: 409.
 	 */
 	@Test
 	void aRetryOfAnUnconfirmedRegistrationIsConfirmedBeforeItsAnswer() throws Exception {

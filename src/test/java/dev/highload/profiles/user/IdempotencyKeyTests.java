@@ -26,12 +26,12 @@ class IdempotencyKeyTests {
 				"\"a\\\"b\\\\c\"", "a\"b\\c", "\"8e03978e-40d5-43e8-bc93-6894a57f9324\"", "\"'~!#\"", "\" x \"" }) {
 			keys.put(field, IdempotencyKey.parse(field).value());
 		}
-		assertThat(keys).containsExactlyInAnyOrderEntriesOf(Map.ofEntries(Map.entry("\"abc\"", "abc"),
-				Map.entry("abc", "abc"), Map.entry(" \"abc\"\t", "abc"), Map.entry("\t abc  ", "abc"),
-				Map.entry("\"a b\"", "a b"), Map.entry("a b", "a b"), Map.entry("\"a\\\"b\\\\c\"", "a\"b\\c"),
-				Map.entry("a\"b\\c", "a\"b\\c"), Map.entry("\"8e03978e-40d5-43e8-bc93-6894a57f9324\"",
-						"8e03978e-40d5-43e8-bc93-6894a57f9324"),
-				Map.entry("\"'~!#\"", "'~!#"), Map.entry("\" x \"", " x ")));
+		assertThat(keys)
+			.containsExactlyInAnyOrderEntriesOf(Map.ofEntries(Map.entry("\"abc\"", "abc"), Map.entry("abc", "abc"),
+					Map.entry(" \"abc\"\t", "abc"), Map.entry("\t abc  ", "abc"), Map.entry("\"a b\"", "a b"),
+					Map.entry("a b", "a b"), Map.entry("\"a\\\"b\\\\c\"", "a\"b\\c"), Map.entry("a\"b\\c", "a\"b\\c"),
+					Map.entry("\"8e03978e-40d5-43e8-bc93-6894a57f9324\"", "8e03978e-40d5-43e8-bc93-6894a57f9324"),
+					Map.entry("\"'~!#\"", "'~!#"), Map.entry("\" x \"", " x ")));
 	}
 
 	@Test
@@ -72,15 +72,16 @@ class IdempotencyKeyTests {
 				"\"abc\" \"def\"", "\"abc\", \"def\"", "\"abc\"x" }) {
 			outcomes.put(field, rejection(field));
 		}
-		assertThat(outcomes).containsExactlyInAnyOrderEntriesOf(Map.of("\"abc",
-				"must be a string: the closing quote is missing", "\"", "must be a string: the closing quote is missing",
-				"\"abc\\\"", "must be a string: the closing quote is missing", "\"a\\bc\"",
-				"must be a string: only \\\" and \\\\ may be escaped", "\"abc\\",
-				"must be a string: only \\\" and \\\\ may be escaped", "\"abc\";p=1",
-				"must be one string, without anything after its closing quote", "\"abc\" \"def\"",
-				"must be one string, without anything after its closing quote", "\"abc\", \"def\"",
-				"must be one string, without anything after its closing quote", "\"abc\"x",
-				"must be one string, without anything after its closing quote"));
+		assertThat(outcomes)
+			.containsExactlyInAnyOrderEntriesOf(Map.of("\"abc", "must be a string: the closing quote is missing", "\"",
+					"must be a string: the closing quote is missing", "\"abc\\\"",
+					"must be a string: the closing quote is missing", "\"a\\bc\"",
+					"must be a string: only \\\" and \\\\ may be escaped", "\"abc\\",
+					"must be a string: only \\\" and \\\\ may be escaped", "\"abc\";p=1",
+					"must be one string, without anything after its closing quote", "\"abc\" \"def\"",
+					"must be one string, without anything after its closing quote", "\"abc\", \"def\"",
+					"must be one string, without anything after its closing quote", "\"abc\"x",
+					"must be one string, without anything after its closing quote"));
 	}
 
 	@Test

@@ -104,9 +104,7 @@ class IdempotentRegistrationIntegrationTests {
 		ApiClient api = new ApiClient(this.port);
 		String key = UUID.randomUUID().toString();
 		String secondName = ApiClient.uniqueName();
-		ApiClient.Response first = api.post("/user/register",
-				ApiClient.registration("Ivan", secondName, "secret-password"), HEADER, key);
-		assertThat(first.status()).isEqualTo(200);
+		ApiClient.Response first = registered(api, ApiClient.registration("Ivan", secondName, "secret-password"), key);
 
 		for (String other : List.of(ApiClient.registration("Pyotr", secondName, "secret-password"),
 				ApiClient.toJson(Map.of("first_name", "Ivan", "second_name", secondName, "birthdate", "1990-05-17",
@@ -129,9 +127,7 @@ class IdempotentRegistrationIntegrationTests {
 		ApiClient api = new ApiClient(this.port);
 		String key = UUID.randomUUID().toString();
 		String secondName = ApiClient.uniqueName();
-		ApiClient.Response first = api.post("/user/register",
-				ApiClient.registration("Ivan", secondName, "secret-password"), HEADER, key);
-		assertThat(first.status()).isEqualTo(200);
+		ApiClient.Response first = registered(api, ApiClient.registration("Ivan", secondName, "secret-password"), key);
 
 		ApiClient.Response otherPassword = api.post("/user/register",
 				ApiClient.registration("Ivan", secondName, "another-password"), HEADER, key);
@@ -180,9 +176,7 @@ class IdempotentRegistrationIntegrationTests {
 		ApiClient api = new ApiClient(this.port);
 		String key = UUID.randomUUID().toString();
 		String secondName = ApiClient.uniqueName();
-		ApiClient.Response first = api.post("/user/register",
-				ApiClient.registration("Ivan", secondName, "secret-password"), HEADER, key);
-		assertThat(first.status()).isEqualTo(200);
+		ApiClient.Response first = registered(api, ApiClient.registration("Ivan", secondName, "secret-password"), key);
 		double deletedBefore = deleted();
 		age(key);
 
@@ -191,13 +185,7 @@ class IdempotentRegistrationIntegrationTests {
 		assertThat(deleted() - deletedBefore).isPositive();
 
 		// Free again: another body with it is a new registration, not a 422.
-		ApiClient.Response again = api.post("/user/register",
-				ApiClient.registration("Pyotr", secondName, "other-password"), HEADER, key);
-		assertThat(again.status()).as(again.body()).isEqualTo(200);
-		String newId = again.json().get("user_id").asString();
-		assertThat(newId).isNotEqualTo(first.json().get("user_id").asString());
-		assertThat(usersNamed(secondName)).hasSize(2);
-		assertThat(keyRow(key)).isEqualTo(newId + " first");
+		assertRegisteredAnew(first, ApiClient.registration("Pyotr", secondName, "other-password"), secondName, key);
 	}
 
 	@Test
@@ -206,21 +194,16 @@ class IdempotentRegistrationIntegrationTests {
 		String key = UUID.randomUUID().toString();
 		String secondName = ApiClient.uniqueName();
 		String body = ApiClient.registration("Ivan", secondName, "secret-password");
-		ApiClient.Response first = api.post("/user/register", body, HEADER, key);
+		ApiClient.Response first = registered(api, body, key);
 		age(key);
 
-		ApiClient.Response again = api.post("/user/register", body, HEADER, key);
-		assertThat(again.status()).as(again.body()).isEqualTo(200);
-		String newId = again.json().get("user_id").asString();
-		assertThat(newId).isNotEqualTo(first.json().get("user_id").asString());
-		assertThat(usersNamed(secondName)).hasSize(2);
-		assertThat(keyRow(key)).isEqualTo(newId + " first");
+		assertRegisteredAnew(first, body, secondName, key);
 	}
 
 	/**
-	 * Batches of two, with a row held by another transaction: the run deletes every
-	 * other expired row, batch after batch, without waiting for the held one, and leaves
-	 * live keys alone.
+	 * Batches of two, with a row held by another transaction: the run deletes every other
+	 * expired row, batch after batch, without waiting for the held one, and leaves live
+	 * keys alone.
 	 */
 	@Test
 	void theCleanupDeletesInBatchesAndSkipsWhatOthersHold() throws SQLException {
@@ -283,8 +266,26 @@ class IdempotentRegistrationIntegrationTests {
 		});
 		assertThat(headers).containsExactly("Idempotency-Key false");
 		assertThat(register.get("responses").propertyNames()).contains("200", "400", "409", "422", "503");
-		assertThat(register.get("description").asString()).contains("app.registration.idempotency-key-ttl",
-				"24 hours");
+		assertThat(register.get("description").asString()).contains("app.registration.idempotency-key-ttl", "24 hours");
+	}
+
+	private ApiClient.Response registered(ApiClient api, String body, String key) {
+		ApiClient.Response response = api.post("/user/register", body, HEADER, key);
+		assertThat(response.status()).as(response.body()).isEqualTo(200);
+		return response;
+	}
+
+	/**
+	 * Sends a registration with an expired key and checks that it made a second user,
+	 * whom the key now stands for.
+	 */
+	private void assertRegisteredAnew(ApiClient.Response first, String body, String secondName, String key)
+			throws SQLException {
+		ApiClient.Response again = registered(new ApiClient(this.port), body, key);
+		String newId = again.json().get("user_id").asString();
+		assertThat(newId).isNotEqualTo(first.json().get("user_id").asString());
+		assertThat(usersNamed(secondName)).hasSize(2);
+		assertThat(keyRow(key)).isEqualTo(newId + " first");
 	}
 
 	/** Makes a key older than the time keys are kept. */

@@ -22,8 +22,8 @@ class RegistrationFingerprintTests {
 	@Test
 	void theSameRequestHasTheSameFingerprintWhateverItsPassword() {
 		assertThat(REQUEST.fingerprint()).hasSize(32)
-			.isEqualTo(new RegisterRequest("Ivan", "Petrov", BIRTHDATE, "Bio", "Moscow", "secret-password")
-				.fingerprint())
+			.isEqualTo(
+					new RegisterRequest("Ivan", "Petrov", BIRTHDATE, "Bio", "Moscow", "secret-password").fingerprint())
 			.isEqualTo(new RegisterRequest("Ivan", "Petrov", BIRTHDATE, "Bio", "Moscow", "another-password")
 				.fingerprint());
 	}

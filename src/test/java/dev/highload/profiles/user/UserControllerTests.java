@@ -36,6 +36,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.BDDMockito.given;
+import static org.mockito.BDDMockito.willAnswer;
 import static org.mockito.Mockito.never;
 import static org.mockito.Mockito.times;
 import static org.mockito.Mockito.verify;
@@ -155,12 +156,13 @@ class UserControllerTests {
 			outcomes.put(header, ProblemOutcome.of(register(registration("city", "\"Moscow\""), header)));
 			expected.put(header, "400 Idempotency-Key");
 		}
-		outcomes.put("twice", ProblemOutcome.of(this.mvc.post()
-			.uri("/user/register")
-			.contentType(MediaType.APPLICATION_JSON)
-			.content(registration("city", "\"Moscow\""))
-			.header("Idempotency-Key", "a", "a")
-			.exchange()));
+		outcomes.put("twice",
+				ProblemOutcome.of(this.mvc.post()
+					.uri("/user/register")
+					.contentType(MediaType.APPLICATION_JSON)
+					.content(registration("city", "\"Moscow\""))
+					.header("Idempotency-Key", "a", "a")
+					.exchange()));
 		expected.put("twice", "400 Idempotency-Key");
 		assertThat(outcomes).isEqualTo(expected);
 		verify(this.registrations, never()).register(any(), any());
@@ -179,9 +181,9 @@ class UserControllerTests {
 			.extractingPath("$.detail")
 			.asString()
 			.startsWith("A request with this Idempotency-Key is in progress");
-		given(this.registrations.register(any(), any())).willAnswer((call) -> {
+		willAnswer((call) -> {
 			throw IdempotencyKeyException.reused();
-		});
+		}).given(this.registrations).register(any(), any());
 		assertThat(register(registration("city", "\"Moscow\""), "k")).hasStatus(422)
 			.doesNotContainHeader("Retry-After")
 			.hasContentType(MediaType.APPLICATION_PROBLEM_JSON)
