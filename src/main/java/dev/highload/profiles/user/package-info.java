@@ -1,2 +1,5 @@
-/** User profiles: registration, point reads with read-your-writes, prefix search. */
+/**
+ * User profiles: registration at most once per Idempotency-Key, point reads with
+ * read-your-writes, prefix search.
+ */
 package dev.highload.profiles.user;
