@@ -1,5 +1,2 @@
-/**
- * User profiles: registration at most once per Idempotency-Key, point reads with
- * read-your-writes, prefix search.
- */
+/** User profiles: idempotent registration, point reads with read-your-writes, search. */
 package dev.highload.profiles.user;
