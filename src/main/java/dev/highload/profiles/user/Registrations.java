@@ -113,6 +113,9 @@ class Registrations {
 		if (!this.jdbc.sql(TRY_LOCK).param(key.value()).query(Boolean.class).single()) {
 			throw IdempotencyKeyException.inProgress();
 		}
+		// A statement of its own, after the lock: its snapshot then sees the row of a
+		// transaction that held the key until just before (read committed). In the
+		// lock's statement it could miss that row, and the insert would then fail on it.
 		Optional<StoredKey> stored = this.jdbc.sql(FIND)
 			.params(this.ttlSeconds, key.value())
 			.query(STORED_KEY)
