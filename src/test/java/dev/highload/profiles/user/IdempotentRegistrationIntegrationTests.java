@@ -9,6 +9,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import dev.highload.profiles.ApiClient;
 import dev.highload.profiles.ClusterNodes;
@@ -169,6 +174,43 @@ class IdempotentRegistrationIntegrationTests {
 		ApiClient.Response free = api.post("/user/register", body, HEADER, "\"" + key + "\"");
 		assertThat(free.status()).as(free.body()).isEqualTo(200);
 		assertThat(usersNamed(secondName)).containsExactly(free.json().get("user_id").asString());
+	}
+
+	/**
+	 * A double click, eight times over: requests with one key at the same moment register
+	 * one user; each answer is that user or 409, never a second user or a 500.
+	 */
+	@Test
+	void concurrentRequestsWithOneKeyRegisterOneUser() throws Exception {
+		ApiClient api = new ApiClient(this.port);
+		String key = UUID.randomUUID().toString();
+		String secondName = ApiClient.uniqueName();
+		String body = ApiClient.registration("Ivan", secondName, "secret-password");
+		List<String> answers = new ArrayList<>();
+		ExecutorService clients = Executors.newFixedThreadPool(8);
+		try {
+			CountDownLatch start = new CountDownLatch(1);
+			List<Future<ApiClient.Response>> requests = new ArrayList<>();
+			for (int i = 0; i < 8; i++) {
+				requests.add(clients.submit(() -> {
+					start.await();
+					return api.post("/user/register", body, HEADER, key);
+				}));
+			}
+			start.countDown();
+			for (Future<ApiClient.Response> request : requests) {
+				ApiClient.Response response = request.get(60, TimeUnit.SECONDS);
+				answers.add((response.status() == 200) ? response.json().get("user_id").asString()
+						: Integer.toString(response.status()));
+			}
+		}
+		finally {
+			clients.shutdownNow();
+		}
+		List<String> users = usersNamed(secondName);
+		assertThat(users).hasSize(1);
+		assertThat(answers).as("the user or 409").isSubsetOf(users.get(0), "409").contains(users.get(0));
+		assertThat(keyCount(key)).isEqualTo(1);
 	}
 
 	@Test
