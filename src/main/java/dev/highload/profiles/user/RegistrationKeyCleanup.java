@@ -18,11 +18,11 @@ import org.springframework.stereotype.Component;
  * Deletes expired Idempotency-Keys every {@code app.registration.key-cleanup-interval},
  * on a thread of its own, in batches of {@code app.registration.key-cleanup-batch}, each
  * its own short transaction ({@link Registrations#deleteExpiredKeys}), repeated while
- * they come back full. Rows are taken with {@code SKIP LOCKED}, so the table is never
- * locked, registrations are not waited for, and two instances of the service may clean up
- * at the same time. A failure (the primary down, a commit unconfirmed) is logged and the
- * run ends; the next one starts over. {@code profiles.registrations.keys.deleted} counts
- * the deleted keys.
+ * they come back full. Rows are taken with {@code SKIP LOCKED}, so only the rows being
+ * deleted are locked, never the table, registrations are not waited for, and two
+ * instances of the service may clean up at the same time. A failure (the primary down, a
+ * commit unconfirmed) is logged and the run ends; the next one starts over.
+ * {@code profiles.registrations.keys.deleted} counts the deleted keys.
  */
 @Component
 class RegistrationKeyCleanup implements DisposableBean {

@@ -57,7 +57,7 @@ class Registrations {
 	/**
 	 * The oldest expired keys, at most a batch, skipping rows another transaction holds
 	 * (a registration replacing the key, or another instance's cleanup): neither waits
-	 * for the other, and no lock on the table is taken.
+	 * for the other, and only the rows being deleted are locked, never the table.
 	 */
 	private static final String DELETE_EXPIRED = """
 			DELETE FROM registration_keys WHERE key IN (
