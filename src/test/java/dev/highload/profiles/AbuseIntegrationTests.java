@@ -239,8 +239,9 @@ class AbuseIntegrationTests {
 	void theOpenApiDocumentListsTheProblemsEachEndpointAnswers() {
 		JsonNode document = new ApiClient(this.managementPort).get("/actuator/openapi").json();
 		JsonNode paths = document.get("paths");
-		Map<String, List<String>> expected = Map.of("/user/register", List.of("200", "400", "413", "415", "429", "503"),
-				"/login", List.of("200", "400", "401", "413", "415", "429", "503"), "/user/{id}",
+		Map<String, List<String>> expected = Map.of("/user/register",
+				List.of("200", "400", "409", "413", "415", "422", "429", "503"), "/login",
+				List.of("200", "400", "401", "413", "415", "429", "503"), "/user/{id}",
 				List.of("200", "400", "404", "503"), "/user/search", List.of("200", "400", "503"), "/user/me",
 				List.of("200", "401", "404", "503"));
 		expected.forEach((path, statuses) -> {
@@ -256,6 +257,7 @@ class AbuseIntegrationTests {
 			.containsExactly("application/problem+json");
 		assertThat(responses.get("TooManyRequests").get("headers").get("Retry-After").get("required").asBoolean())
 			.isTrue();
+		assertThat(responses.get("Conflict").get("headers").get("Retry-After").get("required").asBoolean()).isTrue();
 		assertThat(paths.get("/user/me").get("get").get("security").get(0).propertyNames()).containsExactly("bearer");
 		assertThat(document.get("components").get("securitySchemes").get("bearer").get("scheme").asString())
 			.isEqualTo("bearer");

@@ -38,21 +38,14 @@ public final class ApiClient {
 	}
 
 	public Response get(String path, String... headers) {
-		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(this.base + path)).GET();
-		for (int i = 0; i < headers.length; i += 2) {
-			request.header(headers[i], headers[i + 1]);
-		}
-		return send(request);
+		return send(withHeaders(HttpRequest.newBuilder(URI.create(this.base + path)).GET(), headers));
 	}
 
+	/** Posts JSON, with headers given as name, value, name, value... */
 	public Response post(String path, String body, String... headers) {
-		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(this.base + path))
+		return send(withHeaders(HttpRequest.newBuilder(URI.create(this.base + path))
 			.header("Content-Type", "application/json")
-			.POST(HttpRequest.BodyPublishers.ofString(body));
-		for (int i = 0; i < headers.length; i += 2) {
-			request.header(headers[i], headers[i + 1]);
-		}
-		return send(request);
+			.POST(HttpRequest.BodyPublishers.ofString(body)), headers));
 	}
 
 	/** Posts these exact bytes as JSON: for bodies that are not valid UTF-8. */
@@ -106,6 +99,13 @@ public final class ApiClient {
 
 	public static String toJson(Object value) {
 		return json.writeValueAsString(value);
+	}
+
+	private static HttpRequest.Builder withHeaders(HttpRequest.Builder request, String... headers) {
+		for (int i = 0; i < headers.length; i += 2) {
+			request.header(headers[i], headers[i + 1]);
+		}
+		return request;
 	}
 
 	private Response send(HttpRequest.Builder request) {

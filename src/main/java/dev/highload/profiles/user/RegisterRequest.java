@@ -1,5 +1,10 @@
 package dev.highload.profiles.user;
 
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.LocalDate;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
@@ -50,6 +55,31 @@ record RegisterRequest(
 	static final String CITY = "^[\\p{L}\\p{M}\\p{N}]+(?:[ '’.(),-]{1,2}[\\p{L}\\p{M}\\p{N}]+)*[.)]?$";
 
 	static final String CITY_MESSAGE = "must be letters or digits, optionally joined by spaces and punctuation";
+
+	/**
+	 * SHA-256 of every field but the password, each as its UTF-8 bytes after their length
+	 * (-1 for null), after a label naming the operation: two requests have the same
+	 * fingerprint exactly when they differ at most in the password. The password is left
+	 * out because the fingerprint is stored beside the key, and a fast hash of a password
+	 * in a table can be cracked offline; a retry's password is checked against the user's
+	 * Argon2id hash instead.
+	 * @return 32 bytes
+	 */
+	byte[] fingerprint() {
+		ByteArrayOutputStream canonical = new ByteArrayOutputStream(256);
+		for (String field : new String[] { "POST /user/register", this.firstName, this.secondName,
+				(this.birthdate != null) ? this.birthdate.toString() : null, this.biography, this.city }) {
+			byte[] bytes = (field != null) ? field.getBytes(StandardCharsets.UTF_8) : new byte[0];
+			canonical.writeBytes(ByteBuffer.allocate(4).putInt((field != null) ? bytes.length : -1).array());
+			canonical.writeBytes(bytes);
+		}
+		try {
+			return MessageDigest.getInstance("SHA-256").digest(canonical.toByteArray());
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("Every Java platform has SHA-256", ex);
+		}
+	}
 
 	@Override
 	public String toString() {

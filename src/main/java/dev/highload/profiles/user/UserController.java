@@ -6,6 +6,7 @@ import java.util.UUID;
 import dev.highload.profiles.auth.RegistrationThrottle;
 import dev.highload.profiles.auth.TokenService;
 import dev.highload.profiles.routing.Positioned;
+import dev.highload.profiles.routing.RetryLaterException;
 import dev.highload.profiles.routing.WalPosition;
 import dev.highload.profiles.web.CanonicalUuid;
 import dev.highload.profiles.web.ConsistencyTokens;
@@ -13,6 +14,7 @@ import dev.highload.profiles.web.InvalidParameterException;
 import dev.highload.profiles.web.ProblemResponses;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.enums.ParameterIn;
 import io.swagger.v3.oas.annotations.headers.Header;
 import io.swagger.v3.oas.annotations.media.ArraySchema;
 import io.swagger.v3.oas.annotations.media.Content;
@@ -59,24 +61,48 @@ class UserController {
 
 	private final TokenService tokens;
 
-	private final RegistrationThrottle registrations;
+	private final Registrations registrations;
 
-	UserController(UserService users, TokenService tokens, RegistrationThrottle registrations) {
+	private final RegistrationThrottle registrationThrottle;
+
+	UserController(UserService users, TokenService tokens, Registrations registrations,
+			RegistrationThrottle registrationThrottle) {
 		this.users = users;
 		this.tokens = tokens;
 		this.registrations = registrations;
+		this.registrationThrottle = registrationThrottle;
 	}
 
 	@Operation(summary = "Register a user",
 			description = "Returns the new user's id. Each client address may register "
 					+ "app.auth.throttle.registrations-per-address users per app.auth.throttle.registration-window "
-					+ "(default 20 per hour); beyond that 429.")
+					+ "(default 20 per hour); beyond that 429. With an Idempotency-Key, the registration happens at "
+					+ "most once: a retry with the key and the same body and password answers the same user_id "
+					+ "(200), while the first request is still in progress 409, and with another body or password "
+					+ "422. Keys expire app.registration.idempotency-key-ttl (default 24 hours) after the "
+					+ "registration; after that the key registers anew. Every 503 names the key to retry with "
+					+ "(idempotency_key), one the server made if the request had none; after 503 \"Outcome "
+					+ "unknown\" only such a retry tells whether the user exists.")
+	@Parameter(in = ParameterIn.HEADER, name = IdempotencyKey.HEADER,
+			description = "A key of 1 to 255 printable ASCII characters that identifies this registration, "
+					+ "as a Structured Field string (\"...\", draft-ietf-httpapi-idempotency-key-header-07) or "
+					+ "bare; a random UUID is a good one. Sent once; otherwise 400.",
+			schema = @Schema(type = "string", minLength = 1, maxLength = IdempotencyKey.HEADER_MAX_LENGTH,
+					pattern = IdempotencyKey.HEADER_PATTERN),
+			example = "\"8e03978e-40d5-43e8-bc93-6894a57f9324\"")
 	@PostMapping("/user/register")
-	@ProblemResponses({ 400, 413, 415, 429, 503 })
+	@ProblemResponses({ 400, 409, 413, 415, 422, 429, 503 })
 	RegisterResponse register(@Valid @RequestBody RegisterRequest request, HttpServletRequest http,
 			HttpServletResponse response) {
-		this.registrations.acquire(http.getRemoteAddr());
-		UUID id = this.users.register(request);
+		IdempotencyKey key = IdempotencyKey.of(http.getHeaders(IdempotencyKey.HEADER));
+		this.registrationThrottle.acquire(http.getRemoteAddr());
+		UUID id;
+		try {
+			id = this.registrations.register(request, key);
+		}
+		catch (RetryLaterException ex) {
+			throw key.retryWith(ex);
+		}
 		WalPosition written = this.users.positionAfterWrite();
 		if (written.offset() > 0) {
 			ConsistencyTokens.afterWrite(response, written.offset());

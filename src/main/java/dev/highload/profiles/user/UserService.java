@@ -7,7 +7,6 @@ import java.util.UUID;
 import java.util.function.BiFunction;
 
 import dev.highload.profiles.auth.CredentialStore;
-import dev.highload.profiles.auth.PasswordHasher;
 import dev.highload.profiles.routing.DatabaseProperties;
 import dev.highload.profiles.routing.NodeQuery;
 import dev.highload.profiles.routing.Observed;
@@ -19,10 +18,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Service;
-import org.springframework.transaction.annotation.Transactional;
 
 /**
- * Profiles. Registration runs in a transaction on the primary; every read runs where the
+ * Reading profiles ({@link Registrations} writes them). Every read runs where the
  * {@link ReadRouter} sends it: a replica that has replayed the position the read needs
  * (the client's consistency token, if any), else the primary.
  * <p>
@@ -46,11 +44,7 @@ public class UserService implements CredentialStore {
 	/** How far other instances' clocks may be ahead of this one's. */
 	static final long CLOCK_SKEW_MILLIS = 1000;
 
-	private final UserRepository users;
-
 	private final ProfileQueries profiles;
-
-	private final PasswordHasher passwordHasher;
 
 	private final ReadRouter router;
 
@@ -60,11 +54,9 @@ public class UserService implements CredentialStore {
 
 	private final Counter rechecked;
 
-	UserService(UserRepository users, ProfileQueries profiles, PasswordHasher passwordHasher, ReadRouter router,
-			DatabaseProperties database, Clock clock, MeterRegistry meterRegistry) {
-		this.users = users;
+	UserService(ProfileQueries profiles, ReadRouter router, DatabaseProperties database, Clock clock,
+			MeterRegistry meterRegistry) {
 		this.profiles = profiles;
-		this.passwordHasher = passwordHasher;
 		this.router = router;
 		this.clock = clock;
 		this.writeTimeoutMillis = database.writeTimeout().toMillis();
@@ -72,19 +64,6 @@ public class UserService implements CredentialStore {
 			.description("Misses by id on a replica read again on a node that would show the id: "
 					+ "the id was made too recently for the first replica to be known to have it")
 			.register(meterRegistry);
-	}
-
-	/**
-	 * Registers a user. The password is hashed before the first statement; the lazy
-	 * connection proxy takes no connection until then, so none is held while hashing.
-	 */
-	@Transactional
-	UUID register(RegisterRequest request) {
-		String hash = this.passwordHasher.hash(request.password());
-		UUID id = UuidV7.next();
-		this.users.save(new User(id, request.firstName(), request.secondName(), request.birthdate(),
-				request.biography(), request.city(), hash, this.clock.instant()));
-		return id;
 	}
 
 	/**

@@ -1,2 +1,2 @@
-/** User profiles: registration, point reads with read-your-writes, prefix search. */
+/** User profiles: idempotent registration, point reads with read-your-writes, search. */
 package dev.highload.profiles.user;

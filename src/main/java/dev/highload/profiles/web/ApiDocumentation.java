@@ -39,9 +39,15 @@ class ApiDocumentation {
 					"Invalid input: a malformed body, id or parameter; "
 							+ "errors lists each invalid field or parameter where there are any" },
 			401, new String[] { "Unauthorized", "Missing or invalid credentials" }, 404,
-			new String[] { "NotFound", "No such user" }, 413,
-			new String[] { "ContentTooLarge", "The request body is larger than app.web.max-request-body" }, 415,
-			new String[] { "UnsupportedMediaType", "The body is not application/json" }, 429,
+			new String[] { "NotFound", "No such user" }, 409,
+			new String[] { "Conflict",
+					"A request with the same Idempotency-Key is in progress; retry after the seconds in Retry-After" },
+			413, new String[] { "ContentTooLarge", "The request body is larger than app.web.max-request-body" }, 415,
+			new String[] { "UnsupportedMediaType", "The body is not application/json" }, 422,
+			new String[] { "UnprocessableContent",
+					"The Idempotency-Key was used for a different request (another body or password); "
+							+ "a different request needs a new key" },
+			429,
 			new String[] { "TooManyRequests",
 					"Too many attempts from this client or for this account; "
 							+ "retry after the seconds in Retry-After" },
@@ -49,7 +55,8 @@ class ApiDocumentation {
 			new String[] { "ServiceUnavailable",
 					"The database or the password-hashing queue cannot take the "
 							+ "request now, a query ran past its statement timeout and was cancelled, or a write's "
-							+ "outcome is unknown; retry after the seconds in Retry-After" });
+							+ "outcome is unknown; retry after the seconds in Retry-After (a registration with the "
+							+ "Idempotency-Key in idempotency_key)" });
 
 	@Bean
 	OpenApiCustomizer problemComponents() {
@@ -97,7 +104,7 @@ class ApiDocumentation {
 		ApiResponse response = new ApiResponse().description(description)
 			.content(new Content().addMediaType(PROBLEM_JSON,
 					new MediaType().schema(new Schema<>().$ref("#/components/schemas/Problem"))));
-		if (status == 429 || status == 503) {
+		if (status == 409 || status == 429 || status == 503) {
 			response.addHeaderObject("Retry-After",
 					new Header().required(true)
 						.description("Seconds to wait before retrying")

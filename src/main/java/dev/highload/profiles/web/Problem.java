@@ -7,8 +7,8 @@ import io.swagger.v3.oas.annotations.media.Schema;
 
 /**
  * The shape of every error body, for the OpenAPI document only: the responses themselves
- * are Spring's {@code ProblemDetail} with the properties {@code request_id} and, for
- * invalid input, {@code errors}.
+ * are Spring's {@code ProblemDetail} with the properties {@code request_id}, for invalid
+ * input {@code errors}, and on a 503 to a registration {@code idempotency_key}.
  *
  * @param type a URI for the kind of problem; {@code about:blank} for all of ours
  * @param title the status's short name or a short description of the kind of problem
@@ -18,6 +18,7 @@ import io.swagger.v3.oas.annotations.media.Schema;
  * request before reading it
  * @param requestId the request's id, also in the {@code X-Request-Id} header
  * @param errors for invalid input: one entry per invalid field or parameter
+ * @param idempotencyKey on a 503 to a registration: the Idempotency-Key to retry it with
  */
 @Schema(name = "Problem", description = "An RFC 9457 problem detail")
 record Problem(@JsonProperty("type") @Schema(format = "uri", defaultValue = "about:blank") String type,
@@ -27,7 +28,8 @@ record Problem(@JsonProperty("type") @Schema(format = "uri", defaultValue = "abo
 		@JsonProperty("detail") String detail,
 		@JsonProperty("instance") @Schema(format = "uri-reference") String instance,
 		@JsonProperty("request_id") @Schema(requiredMode = Schema.RequiredMode.REQUIRED) String requestId,
-		@JsonProperty("errors") List<FieldProblem> errors) {
+		@JsonProperty("errors") List<FieldProblem> errors,
+		@JsonProperty("idempotency_key") @Schema(minLength = 1, maxLength = 255) String idempotencyKey) {
 
 	/**
 	 * @param field the JSON field or query parameter

@@ -25,7 +25,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * The service's pools log in as the runtime role, which may read and insert users and do
- * nothing else, while the schema belongs to the migration role that Flyway ran as: on the
+ * nothing else with them (of registration keys it may also delete rows and set the replay
+ * time), while the schema belongs to the migration role that Flyway ran as: on the
  * cluster the tests run on, set up as every deployment sets it up (the embedded cluster,
  * or with {@code -Dit.cluster=testcontainers} db/scripts/init-primary.sh).
  */
@@ -78,7 +79,11 @@ class DatabaseRolesIntegrationTests {
 	@ValueSource(strings = { "CREATE TABLE probe (id int)", "CREATE TEMP TABLE probe (id int)",
 			"UPDATE users SET city = city WHERE false", "DELETE FROM users WHERE false", "TRUNCATE users",
 			"ALTER TABLE users ADD COLUMN probe int", "CREATE INDEX ON users (city)", "DROP TABLE users",
-			"SELECT count(*) FROM flyway_schema_history", "DELETE FROM flyway_schema_history" })
+			"SELECT count(*) FROM flyway_schema_history", "DELETE FROM flyway_schema_history",
+			"UPDATE registration_keys SET user_id = user_id WHERE false",
+			"UPDATE registration_keys SET fingerprint = fingerprint WHERE false",
+			"UPDATE registration_keys SET key = key WHERE false",
+			"UPDATE registration_keys SET created_at = now() WHERE false", "TRUNCATE registration_keys" })
 	void theServicesWritePoolMayNot(String sql) throws SQLException {
 		try (Connection c = this.writePool.getConnection(); Statement s = c.createStatement()) {
 			assertThatExceptionOfType(SQLException.class).isThrownBy(() -> s.execute(sql))
@@ -107,11 +112,29 @@ class DatabaseRolesIntegrationTests {
 			}
 		}
 		String owner = this.properties.migrationUsername();
-		assertThat(tables).contains("flyway_schema_history " + owner + " ", "users " + owner + " SELECT,INSERT");
+		// registration_keys: its expired keys are deleted, and a retry writes the time it
+		// was answered (UPDATE of that column alone, below).
+		assertThat(tables).contains("flyway_schema_history " + owner + " ", "users " + owner + " SELECT,INSERT",
+				"registration_keys " + owner + " SELECT,INSERT,DELETE");
 		assertThat(tables)
-			.filteredOn(
-					(table) -> !table.startsWith("flyway_schema_history ") && !table.startsWith("pg_stat_statements"))
+			.filteredOn((table) -> !table.startsWith("flyway_schema_history ")
+					&& !table.startsWith("pg_stat_statements") && !table.startsWith("registration_keys "))
 			.allMatch((table) -> table.endsWith(" " + owner + " SELECT,INSERT"));
+	}
+
+	@Test
+	void theRuntimeRoleMayUpdateOnlyTheReplayTimeOfARegistrationKey() throws SQLException {
+		assertThat(this.cluster.queryValue("primary", this.properties.database(),
+				"SELECT string_agg(a.attname, ',' ORDER BY a.attnum) FROM pg_attribute a "
+						+ "WHERE a.attrelid = 'registration_keys'::regclass AND a.attnum > 0 AND NOT a.attisdropped "
+						+ "AND has_column_privilege(?::name, a.attrelid, a.attnum, 'UPDATE')",
+				this.properties.username()))
+			.isEqualTo("replayed_at");
+		try (Connection c = this.writePool.getConnection(); Statement s = c.createStatement()) {
+			s.execute("UPDATE registration_keys SET replayed_at = now() WHERE false");
+			s.execute("DELETE FROM registration_keys WHERE false");
+			s.execute("SELECT key FROM registration_keys WHERE false FOR UPDATE SKIP LOCKED");
+		}
 	}
 
 	@Test

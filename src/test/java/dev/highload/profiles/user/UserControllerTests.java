@@ -1,5 +1,6 @@
 package dev.highload.profiles.user;
 
+import java.io.UnsupportedEncodingException;
 import java.net.URI;
 import java.sql.SQLException;
 import java.util.LinkedHashMap;
@@ -18,6 +19,9 @@ import dev.highload.profiles.web.UnstorableText;
 import dev.highload.profiles.web.WebProperties;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.mockito.ArgumentCaptor;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -35,7 +39,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.BDDMockito.given;
+import static org.mockito.BDDMockito.willAnswer;
 import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.times;
 import static org.mockito.Mockito.verify;
 
 /**
@@ -64,10 +70,13 @@ class UserControllerTests {
 	}
 
 	@MockitoBean
+	Registrations registrations;
+
+	@MockitoBean
 	TokenService tokens;
 
 	@MockitoBean
-	RegistrationThrottle registrations;
+	RegistrationThrottle registrationThrottle;
 
 	@Test
 	void aDatabaseThatCannotBeReachedIs503WithRetryAfter() {
@@ -84,7 +93,7 @@ class UserControllerTests {
 
 	@Test
 	void aTransactionThatCannotStartIs503() {
-		given(this.users.register(any()))
+		given(this.registrations.register(any(), any()))
 			.willThrow(DatabaseFailures.translate(new CannotCreateTransactionException("no connection")));
 		assertThat(this.mvc.post()
 			.uri("/user/register")
@@ -93,6 +102,103 @@ class UserControllerTests {
 					+ "\"password\":\"secret-password\"}"))
 			.hasStatus(503)
 			.hasHeader("Retry-After", "1");
+	}
+
+	@Test
+	void every503ToARegistrationNamesTheKeyToRetryWith() {
+		given(this.registrations.register(any(), any())).willAnswer((call) -> {
+			throw DatabaseFailures.translate(new CannotCreateTransactionException("no connection"));
+		});
+		Map<String, String> sent = new LinkedHashMap<>();
+		sent.put("\"client-key\"", "client-key");
+		sent.put("client-key", "client-key");
+		sent.put("\"with \\\"quote\\\"\"", "with \"quote\"");
+		sent.put(null, null);
+		sent.forEach((header, key) -> {
+			var request = this.mvc.post()
+				.uri("/user/register")
+				.contentType(MediaType.APPLICATION_JSON)
+				.content(registration("city", "\"Moscow\""));
+			if (header != null) {
+				request = request.header("Idempotency-Key", header);
+			}
+			MvcTestResult result = request.exchange();
+			assertThat(result).as(String.valueOf(header)).hasStatus(503).hasHeader("Retry-After", "1");
+			JsonNode problem = json(result);
+			String named = problem.path("idempotency_key").asString();
+			if (key != null) {
+				assertThat(named).isEqualTo(key);
+			}
+			else {
+				// Made by the server: a random UUID.
+				assertThat(UUID.fromString(named).toString()).isEqualTo(named);
+			}
+			assertThat(problem.path("detail").asString()).as(String.valueOf(header))
+				.startsWith("The database cannot serve this request right now; retry shortly. Retry with "
+						+ "Idempotency-Key: " + new IdempotencyKey(named).headerValue() + " and the same body");
+			assertThat(problem.path("title").asString()).isEqualTo("Database unavailable");
+		});
+		// Quoted or bare, the same key.
+		verify(this.registrations, times(2)).register(any(), eq(new IdempotencyKey("client-key")));
+	}
+
+	@Test
+	void aKeyIsPassedOnUnquotedAndARequestWithoutOneGetsARandomOne() {
+		given(this.registrations.register(any(), any())).willReturn(UUID.randomUUID());
+		assertThat(register(registration("city", "\"Moscow\""), "\"a\\\\b\"")).hasStatus(200);
+		verify(this.registrations).register(any(), eq(new IdempotencyKey("a\\b")));
+		assertThat(register(registration("city", "\"Moscow\""))).hasStatus(200);
+		assertThat(register(registration("city", "\"Moscow\""))).hasStatus(200);
+		ArgumentCaptor<IdempotencyKey> keys = ArgumentCaptor.forClass(IdempotencyKey.class);
+		verify(this.registrations, times(3)).register(any(), keys.capture());
+		assertThat(keys.getAllValues().subList(1, 3)).doesNotHaveDuplicates()
+			.allSatisfy((key) -> assertThat(UUID.fromString(key.value()).toString()).isEqualTo(key.value()));
+	}
+
+	@Test
+	void anInvalidOrRepeatedKeyIs400NamingTheHeaderBeforeAnyWork() {
+		Map<String, String> outcomes = new TreeMap<>();
+		Map<String, String> expected = new TreeMap<>();
+		for (String header : new String[] { "", "\"\"", "\"open", "\"a\";b=1", "k".repeat(256), "a\u0001b",
+				"\u00c3\u00a9" }) {
+			outcomes.put(header, ProblemOutcome.of(register(registration("city", "\"Moscow\""), header)));
+			expected.put(header, "400 Idempotency-Key");
+		}
+		outcomes.put("twice",
+				ProblemOutcome.of(this.mvc.post()
+					.uri("/user/register")
+					.contentType(MediaType.APPLICATION_JSON)
+					.content(registration("city", "\"Moscow\""))
+					.header("Idempotency-Key", "a", "a")
+					.exchange()));
+		expected.put("twice", "400 Idempotency-Key");
+		assertThat(outcomes).isEqualTo(expected);
+		verify(this.registrations, never()).register(any(), any());
+		verify(this.registrationThrottle, never()).acquire(any());
+	}
+
+	@Test
+	void aKeyInProgressIs409WithRetryAfterAndAKeyReusedIs422() {
+		given(this.registrations.register(any(), any())).willAnswer((call) -> {
+			throw IdempotencyKeyException.inProgress();
+		});
+		assertThat(register(registration("city", "\"Moscow\""), "k")).hasStatus(409)
+			.hasHeader("Retry-After", "1")
+			.hasContentType(MediaType.APPLICATION_PROBLEM_JSON)
+			.bodyJson()
+			.extractingPath("$.detail")
+			.asString()
+			.startsWith("A request with this Idempotency-Key is in progress");
+		willAnswer((call) -> {
+			throw IdempotencyKeyException.reused();
+		}).given(this.registrations).register(any(), any());
+		assertThat(register(registration("city", "\"Moscow\""), "k")).hasStatus(422)
+			.doesNotContainHeader("Retry-After")
+			.hasContentType(MediaType.APPLICATION_PROBLEM_JSON)
+			.bodyJson()
+			.extractingPath("$.detail")
+			.asString()
+			.startsWith("Idempotency-Key reused with a different request");
 	}
 
 	@Test
@@ -190,7 +296,7 @@ class UserControllerTests {
 			}
 		}
 		assertThat(outcomes).isEqualTo(expected);
-		verify(this.users, never()).register(any());
+		verify(this.registrations, never()).register(any(), any());
 	}
 
 	@Test
@@ -204,7 +310,7 @@ class UserControllerTests {
 			expected.put(body, "400 " + field);
 		}
 		assertThat(outcomes).isEqualTo(expected);
-		verify(this.users, never()).register(any());
+		verify(this.registrations, never()).register(any(), any());
 	}
 
 	/**
@@ -223,7 +329,7 @@ class UserControllerTests {
 			expected.put(date, "400 birthdate");
 		}
 		assertThat(outcomes).isEqualTo(expected);
-		verify(this.users, never()).register(any());
+		verify(this.registrations, never()).register(any(), any());
 	}
 
 	@Test
@@ -279,6 +385,24 @@ class UserControllerTests {
 
 	private MvcTestResult register(String body) {
 		return this.mvc.post().uri("/user/register").contentType(MediaType.APPLICATION_JSON).content(body).exchange();
+	}
+
+	private MvcTestResult register(String body, String idempotencyKey) {
+		return this.mvc.post()
+			.uri("/user/register")
+			.contentType(MediaType.APPLICATION_JSON)
+			.content(body)
+			.header("Idempotency-Key", idempotencyKey)
+			.exchange();
+	}
+
+	private static JsonNode json(MvcTestResult result) {
+		try {
+			return JsonMapper.shared().readTree(result.getResponse().getContentAsString());
+		}
+		catch (UnsupportedEncodingException ex) {
+			throw new IllegalStateException(ex);
+		}
 	}
 
 	/**
