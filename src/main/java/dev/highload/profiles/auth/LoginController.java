@@ -3,6 +3,7 @@ package dev.highload.profiles.auth;
 import io.swagger.v3.oas.annotations.Operation;
 import dev.highload.profiles.routing.WalPosition;
 import dev.highload.profiles.web.ConsistencyTokens;
+import dev.highload.profiles.web.ConsistentRead;
 import dev.highload.profiles.web.ProblemResponses;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -31,6 +32,7 @@ class LoginController {
 					+ "failure (1 s, doubling with each failure, at most 30 s); an attempt inside the delay gets 429 "
 					+ "with the seconds left in Retry-After. A successful login clears the id's failures.")
 	@PostMapping("/login")
+	@ConsistentRead
 	@ProblemResponses({ 400, 401, 413, 415, 429, 503 })
 	LoginResponse login(@Valid @RequestBody LoginRequest request, HttpServletRequest http,
 			HttpServletResponse response) {

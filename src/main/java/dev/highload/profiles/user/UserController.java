@@ -10,6 +10,7 @@ import dev.highload.profiles.routing.RetryLaterException;
 import dev.highload.profiles.routing.WalPosition;
 import dev.highload.profiles.web.CanonicalUuid;
 import dev.highload.profiles.web.ConsistencyTokens;
+import dev.highload.profiles.web.ConsistentRead;
 import dev.highload.profiles.web.InvalidParameterException;
 import dev.highload.profiles.web.ProblemResponses;
 import io.swagger.v3.oas.annotations.Operation;
@@ -91,6 +92,7 @@ class UserController {
 					pattern = IdempotencyKey.HEADER_PATTERN),
 			example = "\"8e03978e-40d5-43e8-bc93-6894a57f9324\"")
 	@PostMapping("/user/register")
+	@ConsistentRead(write = true)
 	@ProblemResponses({ 400, 409, 413, 415, 422, 429, 503 })
 	RegisterResponse register(@Valid @RequestBody RegisterRequest request, HttpServletRequest http,
 			HttpServletResponse response) {
@@ -112,6 +114,7 @@ class UserController {
 
 	@Operation(summary = "Get a profile by id")
 	@GetMapping("/user/{id}")
+	@ConsistentRead
 	@ProblemResponses({ 400, 404, 503 })
 	UserProfile get(
 			@PathVariable @Parameter(description = "a user id",
@@ -122,6 +125,7 @@ class UserController {
 
 	@Operation(summary = "Get a profile by id (path of the OTUS API)")
 	@GetMapping("/user/get/{id}")
+	@ConsistentRead
 	@ProblemResponses({ 400, 404, 503 })
 	UserProfile getByOtusPath(
 			@PathVariable @Parameter(description = "a user id",
@@ -135,6 +139,7 @@ class UserController {
 					+ "(case-sensitive, no wildcards), ordered by id. When a page is full, a Link header "
 					+ "with rel=\"next\" gives the next page.")
 	@GetMapping("/user/search")
+	@ConsistentRead
 	@ApiResponse(responseCode = "200", description = "One page of profiles, ordered by id",
 			headers = @Header(name = HttpHeaders.LINK,
 					description = "When the page is full: <URL of the next page>; rel=\"next\"",
@@ -178,7 +183,8 @@ class UserController {
 	@Operation(summary = "The caller's own profile", description = "Needs Authorization: Bearer <token from /login>.",
 			security = @SecurityRequirement(name = ProblemResponses.BEARER_SCHEME))
 	@GetMapping("/user/me")
-	@ProblemResponses({ 401, 404, 503 })
+	@ConsistentRead
+	@ProblemResponses({ 400, 401, 404, 503 })
 	UserProfile me(@Parameter(hidden = true) @RequestHeader(name = HttpHeaders.AUTHORIZATION,
 			required = false) String authorization, HttpServletRequest http, HttpServletResponse response) {
 		return read(this.users.get(this.tokens.authenticate(authorization), atLeast(http)), http, response);
