@@ -66,6 +66,19 @@ public interface ClusterNodes {
 	}
 
 	/**
+	 * How often a node has run statements whose text matches a pattern, from its
+	 * {@code pg_stat_statements} in database {@code profiles}: which node served what.
+	 * @param node {@code primary}, {@code replica1} or {@code replica2}
+	 * @param pattern an {@code ILIKE} pattern
+	 * @return the calls so far
+	 * @throws SQLException if the node cannot be reached
+	 */
+	default long statementCalls(String node, String pattern) throws SQLException {
+		return Long.parseLong(queryValue(node, "profiles",
+				"SELECT coalesce(sum(calls), 0) FROM pg_stat_statements WHERE query ILIKE ?", pattern));
+	}
+
+	/**
 	 * Waits until both replicas have replayed everything the primary had written when the
 	 * call began. Searches are eventually consistent (docs/consistency.md): a test that
 	 * searches for what it just registered waits for this first.

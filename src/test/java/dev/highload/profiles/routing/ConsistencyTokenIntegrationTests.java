@@ -2,9 +2,6 @@ package dev.highload.profiles.routing;
 
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -253,15 +250,7 @@ class ConsistencyTokenIntegrationTests {
 	}
 
 	private long calls(String node, String pattern) throws SQLException {
-		try (Connection c = this.cluster.connectAsSuperuser(node, "profiles");
-				PreparedStatement s = c
-					.prepareStatement("SELECT coalesce(sum(calls), 0) FROM pg_stat_statements WHERE query ILIKE ?")) {
-			s.setString(1, pattern);
-			try (ResultSet rs = s.executeQuery()) {
-				rs.next();
-				return rs.getLong(1);
-			}
-		}
+		return this.cluster.statementCalls(node, pattern);
 	}
 
 }

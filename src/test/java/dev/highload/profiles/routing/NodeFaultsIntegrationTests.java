@@ -3,7 +3,6 @@ package dev.highload.profiles.routing;
 import tools.jackson.databind.JsonNode;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -407,15 +406,7 @@ class NodeFaultsIntegrationTests {
 		Map<String, Long> calls = new HashMap<>();
 		for (String node : nodes) {
 			assertThat(NODES).contains(node);
-			try (Connection c = this.cluster.connectAsSuperuser(node, "profiles");
-					PreparedStatement s = c.prepareStatement(
-							"SELECT coalesce(sum(calls), 0) FROM pg_stat_statements WHERE query ILIKE ?")) {
-				s.setString(1, SELECTS);
-				try (ResultSet rs = s.executeQuery()) {
-					rs.next();
-					calls.put(node, rs.getLong(1));
-				}
-			}
+			calls.put(node, this.cluster.statementCalls(node, SELECTS));
 		}
 		return calls;
 	}

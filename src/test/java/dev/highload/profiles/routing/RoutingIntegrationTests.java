@@ -1,7 +1,6 @@
 package dev.highload.profiles.routing;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -161,15 +160,7 @@ class RoutingIntegrationTests {
 	private Map<String, Long> calls(String pattern) throws SQLException {
 		Map<String, Long> calls = new HashMap<>();
 		for (String node : List.of("primary", "replica1", "replica2")) {
-			try (Connection c = this.cluster.connectAsSuperuser(node, "profiles");
-					PreparedStatement s = c.prepareStatement(
-							"SELECT coalesce(sum(calls), 0) FROM pg_stat_statements WHERE query ILIKE ?")) {
-				s.setString(1, pattern);
-				try (ResultSet rs = s.executeQuery()) {
-					rs.next();
-					calls.put(node, rs.getLong(1));
-				}
-			}
+			calls.put(node, this.cluster.statementCalls(node, pattern));
 		}
 		return calls;
 	}
