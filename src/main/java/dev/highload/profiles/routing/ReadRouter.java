@@ -211,18 +211,29 @@ public final class ReadRouter implements AutoCloseable {
 	}
 
 	/**
-	 * An available node past {@code required}, a replica if {@code standby}: each such
-	 * node equally likely.
+	 * An available node past {@code required}, a replica if {@code standby}: one with an
+	 * idle connection if there is one, each such node equally likely. Waiting in one
+	 * node's pool while another's has a connection free would cost a thread hand-off (a
+	 * wake-up) per read.
 	 */
 	private Node pick(WalPosition required, Node excluded, boolean standby) {
 		Node chosen = null;
 		int eligible = 0;
+		boolean idle = false;
 		for (Node node : this.nodes) {
 			if (node != excluded && (!standby || node.standby) && node.available()
 					&& node.known.get() >= required.offset()) {
-				eligible++;
-				if (eligible == 1 || ThreadLocalRandom.current().nextInt(eligible) == 0) {
-					chosen = node;
+				boolean nodeIdle = node.idle();
+				if (nodeIdle && !idle) {
+					// The first node with a free connection: those without lose.
+					idle = true;
+					eligible = 0;
+				}
+				if (nodeIdle == idle) {
+					eligible++;
+					if (eligible == 1 || ThreadLocalRandom.current().nextInt(eligible) == 0) {
+						chosen = node;
+					}
 				}
 			}
 		}
@@ -383,6 +394,12 @@ public final class ReadRouter implements AutoCloseable {
 			}
 			HikariPoolMXBean pool = this.pool.getHikariPoolMXBean();
 			return pool != null && pool.getTotalConnections() > 0;
+		}
+
+		/** Whether the pool has a connection nobody is using. */
+		boolean idle() {
+			HikariPoolMXBean pool = this.pool.getHikariPoolMXBean();
+			return pool != null && pool.getIdleConnections() > 0;
 		}
 
 		/** A read's observation: positions only move forward here. */
