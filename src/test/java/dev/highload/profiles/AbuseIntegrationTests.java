@@ -243,11 +243,25 @@ class AbuseIntegrationTests {
 				List.of("200", "400", "409", "413", "415", "422", "429", "503"), "/login",
 				List.of("200", "400", "401", "413", "415", "429", "503"), "/user/{id}",
 				List.of("200", "400", "404", "503"), "/user/search", List.of("200", "400", "503"), "/user/me",
-				List.of("200", "401", "404", "503"));
+				List.of("200", "400", "401", "404", "503"));
 		expected.forEach((path, statuses) -> {
 			JsonNode operation = paths.get(path).propertyStream().findFirst().orElseThrow().getValue();
 			assertThat(operation.get("responses").propertyNames()).as(path)
 				.containsExactlyInAnyOrderElementsOf(statuses);
+			// Every one of them answers a consistency token, and all but the registration
+			// take one.
+			assertThat(operation.get("responses").get("200").get("headers").propertyNames()).as(path)
+				.contains("Consistency-Token");
+			List<String> parameters = new ArrayList<>();
+			if (operation.has("parameters")) {
+				operation.get("parameters").forEach((parameter) -> parameters.add(parameter.get("name").asString()));
+			}
+			if (path.equals("/user/register")) {
+				assertThat(parameters).as(path).doesNotContain("Consistency-Token");
+			}
+			else {
+				assertThat(parameters).as(path).contains("Consistency-Token");
+			}
 			assertThat(operation.get("responses").get("200").get("content").propertyNames()).as(path)
 				.containsExactly("application/json");
 		});
@@ -262,7 +276,7 @@ class AbuseIntegrationTests {
 		assertThat(document.get("components").get("securitySchemes").get("bearer").get("scheme").asString())
 			.isEqualTo("bearer");
 		assertThat(paths.get("/user/search").get("get").get("responses").get("200").get("headers").propertyNames())
-			.containsExactly("Link");
+			.containsExactlyInAnyOrder("Link", "Consistency-Token");
 	}
 
 	private static long retryAfter(ApiClient.Response response) {
