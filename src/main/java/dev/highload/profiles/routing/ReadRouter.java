@@ -337,16 +337,6 @@ public final class ReadRouter implements AutoCloseable {
 		return pools;
 	}
 
-	/** Each node's pool name, role and known position, for diagnostics and tests. */
-	List<String> describe() {
-		List<String> lines = new ArrayList<>();
-		for (Node node : this.nodes) {
-			lines.add(node.name + (node.standby ? " replica " : " primary ") + node.known()
-					+ (node.available() ? "" : " (unavailable)"));
-		}
-		return lines;
-	}
-
 	@Override
 	public void close() {
 		this.monitor.shutdownNow();
