@@ -64,7 +64,7 @@ public class MixedSimulation extends MonitoredSimulation {
 
 	@Override
 	String clientSummary() {
-		return "registered users carry their consistency token by " + TOKENS.name().toLowerCase(Locale.ROOT)
+		return "consistency token after a registration: " + TOKENS.name().toLowerCase(Locale.ROOT)
 				+ " (-DconsistencyToken)\n" + super.clientSummary();
 	}
 
