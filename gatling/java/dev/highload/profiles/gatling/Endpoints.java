@@ -97,9 +97,7 @@ final class Endpoints {
 			.on(doIf((session) -> session.getInt("register_attempts") > 0).then(pause(Endpoints::retryAfter)),
 					exec((session) -> session.remove("register_status").remove("retry_after")),
 					exec(http(REGISTER).post("/user/register")
-						// A Structured Field string, as
-						// draft-ietf-httpapi-idempotency-key-header
-						// writes it.
+						// Quoted: a Structured Field string, as the draft writes it.
 						.header("Idempotency-Key", "\"#{idempotency_key}\"")
 						.body(StringBody("{\"first_name\":\"#{first_name}\",\"second_name\":\"#{second_name}\","
 								+ "\"birthdate\":\"#{birthdate}\",\"password\":\"#{password}\"}"))
@@ -107,9 +105,9 @@ final class Endpoints {
 						.check(responseTimeInMillis().saveAs("rt"), status().saveAs("status"),
 								status().saveAs("register_status"),
 								header("Retry-After").optional().saveAs("retry_after"),
-								regex("\"user_id\":\"([0-9a-f-]{36})\"").optional().saveAs("user_id"), status().is(200),
-								// What every write answers: the token, in the header and
-								// the cookie.
+								regex("\"user_id\"\\s*:\\s*\"([0-9a-f-]{36})\"").optional().saveAs("user_id"),
+								status().is(200),
+								// Every write answers its token in both.
 								header(TokenCarrier.HEADER_NAME).saveAs(TokenCarrier.ATTRIBUTE),
 								headerRegex("Set-Cookie", TokenCarrier.COOKIE_NAME + "=[0-9a-f]{16}").exists())),
 					exec(LatencyRecorder.record(REGISTER, 200)),
