@@ -2,7 +2,9 @@
 # Smoke run of every Gatling simulation against the real service, so that none of them rots:
 # a few hundred users each, a few seconds each. Runs the packaged jar (build it first with
 # ./mvnw package or verify) on its own cluster (ports 27432-27434, below Linux's ephemeral port
-# range, data in target/smoke) and its own HTTP port, so it can run beside a developer's service. Thresholds are loose: a cold
+# range, data in target/smoke) and its own HTTP port, so it can run beside a developer's service;
+# PORT, MANAGEMENT_PORT and CLUSTER_PORT (the primary's, the replicas' the next two) move it
+# beside another smoke run. Thresholds are loose: a cold
 # JVM is measured here, and the point is that every simulation runs to completion with 0 errors.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,11 +12,13 @@ cd "$(dirname "$0")/.."
 
 PORT=${PORT:-18080}
 MANAGEMENT_PORT=${MANAGEMENT_PORT:-18081}
+CLUSTER_PORT=${CLUSTER_PORT:-27432}
 DIR=target/smoke
 # The local jar: the production one carries no embedded cluster.
 JAR=$(ls target/user-profiles-*-local.jar | head -1)
-APP_ARGS=(--app.cluster.base-dir=$DIR --app.cluster.primary-port=27432 --app.cluster.replica1-port=27433
-  --app.cluster.replica2-port=27434 --app.cluster.shared-buffers=64MB --server.port=$PORT
+APP_ARGS=(--app.cluster.base-dir=$DIR --app.cluster.primary-port=$CLUSTER_PORT
+  --app.cluster.replica1-port=$((CLUSTER_PORT + 1)) --app.cluster.replica2-port=$((CLUSTER_PORT + 2))
+  --app.cluster.shared-buffers=64MB --server.port=$PORT
   --management.server.port=$MANAGEMENT_PORT
   # The simulations register a few dozen users from 16 loopback addresses; raised explicitly so
   # that the default flood limit (20 per address per hour) never decides the outcome.

@@ -1,10 +1,22 @@
 package dev.highload.profiles.gatling;
 
+import java.time.Duration;
+import java.util.UUID;
+
 import io.gatling.javaapi.core.ChainBuilder;
+import io.gatling.javaapi.core.Session;
+import io.gatling.javaapi.http.HttpRequestActionBuilder;
 
 import static io.gatling.javaapi.core.CoreDsl.StringBody;
+import static io.gatling.javaapi.core.CoreDsl.doIf;
+import static io.gatling.javaapi.core.CoreDsl.doWhile;
 import static io.gatling.javaapi.core.CoreDsl.exec;
+import static io.gatling.javaapi.core.CoreDsl.pause;
+import static io.gatling.javaapi.core.CoreDsl.regex;
 import static io.gatling.javaapi.core.CoreDsl.responseTimeInMillis;
+import static io.gatling.javaapi.core.CoreDsl.substring;
+import static io.gatling.javaapi.http.HttpDsl.header;
+import static io.gatling.javaapi.http.HttpDsl.headerRegex;
 import static io.gatling.javaapi.http.HttpDsl.http;
 import static io.gatling.javaapi.http.HttpDsl.status;
 
@@ -21,12 +33,39 @@ final class Endpoints {
 
 	static final String REGISTER = "POST /user/register";
 
+	/** The registered user's own profile, read right after the registration. */
+	static final String OWN_PROFILE = "GET /user/{id} own";
+
+	/** A search by the registered user's own names, right after the registration. */
+	static final String OWN_SEARCH = "GET /user/search own";
+
+	/**
+	 * How many times a registration answered 503 or 409, or not at all, is sent again
+	 * with the same key before the user gives up, {@code -DregisterRetries} (default 3).
+	 */
+	static final int REGISTER_RETRIES = Integer.getInteger("registerRetries", 3);
+
+	/**
+	 * The longest {@code Retry-After} the user waits, in seconds; a longer one is cut.
+	 */
+	private static final long MAX_RETRY_AFTER_SECONDS = 10;
+
 	private Endpoints() {
 	}
 
 	/** A seeded user's profile; needs {@code id} in the session. */
 	static ChainBuilder getUser() {
 		return exec(http(GET_USER).get("/user/#{id}")
+			.check(responseTimeInMillis().saveAs("rt"), status().saveAs("status"), status().is(200)))
+			.exec(LatencyRecorder.record(GET_USER, 200));
+	}
+
+	/**
+	 * A seeded user's profile, read by a user who registered first and carries the
+	 * registration's token as {@code tokens} says; needs {@code id} in the session.
+	 */
+	static ChainBuilder getUser(TokenCarrier tokens) {
+		return exec(tokens.carry(http(GET_USER).get("/user/#{id}"))
 			.check(responseTimeInMillis().saveAs("rt"), status().saveAs("status"), status().is(200)))
 			.exec(LatencyRecorder.record(GET_USER, 200));
 	}
@@ -40,14 +79,105 @@ final class Endpoints {
 			.exec(LatencyRecorder.record(SEARCH, 200));
 	}
 
-	/** A registration; needs the fields of {@link Feeders#newUsers()} in the session. */
+	/**
+	 * A registration, as a client that must not register the person twice sends it: with
+	 * an {@code Idempotency-Key} (a random UUID, one per registration), and sent again
+	 * with the same key and body after a 503 or a 409, or an answer that never came,
+	 * after the answer's {@code Retry-After} (1 s without one), at most
+	 * {@link #REGISTER_RETRIES} times. Each attempt is a request of its own: a 503 counts
+	 * as failed even when the retry succeeds. Needs the fields of
+	 * {@link Feeders#newUsers()} in the session; leaves {@code user_id} there when it
+	 * succeeded.
+	 */
 	static ChainBuilder register() {
-		return exec(http(REGISTER).post("/user/register")
-			.body(StringBody("{\"first_name\":\"#{first_name}\",\"second_name\":\"#{second_name}\","
-					+ "\"birthdate\":\"#{birthdate}\",\"password\":\"#{password}\"}"))
-			.asJson()
+		return exec((session) -> session.set("idempotency_key", UUID.randomUUID().toString())
+			.set("register_attempts", 0)
+			.remove("user_id"))
+			.doWhile(Endpoints::retryRegistration)
+			.on(doIf((session) -> session.getInt("register_attempts") > 0).then(pause(Endpoints::retryAfter)),
+					exec((session) -> session.remove("register_status").remove("retry_after")),
+					exec(http(REGISTER).post("/user/register")
+						// Quoted: a Structured Field string, as the draft writes it.
+						.header("Idempotency-Key", "\"#{idempotency_key}\"")
+						.body(StringBody("{\"first_name\":\"#{first_name}\",\"second_name\":\"#{second_name}\","
+								+ "\"birthdate\":\"#{birthdate}\",\"password\":\"#{password}\"}"))
+						.asJson()
+						.check(responseTimeInMillis().saveAs("rt"), status().saveAs("status"),
+								status().saveAs("register_status"),
+								header("Retry-After").optional().saveAs("retry_after"),
+								regex("\"user_id\"\\s*:\\s*\"([0-9a-f-]{36})\"").optional().saveAs("user_id"),
+								status().is(200),
+								// Every write answers its token in both.
+								header(TokenCarrier.HEADER_NAME).saveAs(TokenCarrier.ATTRIBUTE),
+								headerRegex("Set-Cookie", TokenCarrier.COOKIE_NAME + "=[0-9a-f]{16}").exists())),
+					exec(LatencyRecorder.record(REGISTER, 200)),
+					exec((session) -> session.set("register_attempts", session.getInt("register_attempts") + 1)))
+			.exec((session) -> {
+				ClientFigures.registration(session.getInt("register_attempts"), session.contains("user_id"));
+				return session.remove("register_status").remove("retry_after").remove("register_attempts");
+			});
+	}
+
+	/**
+	 * The registered user's own profile, read with the registration's token; needs
+	 * {@code user_id} in the session. A 404 is a read-your-writes miss.
+	 */
+	static ChainBuilder ownProfile(TokenCarrier tokens) {
+		return exec(tokens.carry(http(OWN_PROFILE).get("/user/#{user_id}"))
 			.check(responseTimeInMillis().saveAs("rt"), status().saveAs("status"), status().is(200)))
-			.exec(LatencyRecorder.record(REGISTER, 200));
+			.exec((session) -> {
+				ClientFigures.ownProfile(session.contains("status") && session.getInt("status") == 404);
+				return session;
+			})
+			.exec(LatencyRecorder.record(OWN_PROFILE, 200));
+	}
+
+	/**
+	 * A search by the registered user's own first and last names, with the registration's
+	 * token; needs {@code user_id}, {@code first_name} and {@code second_name} in the
+	 * session. A page without the user is a read-your-writes miss, and a failed request.
+	 */
+	static ChainBuilder ownSearch(TokenCarrier tokens) {
+		HttpRequestActionBuilder search = tokens.carry(http(OWN_SEARCH).get("/user/search")
+			.queryParam("first_name", "#{first_name}")
+			.queryParam("last_name", "#{second_name}"));
+		return exec(search.check(responseTimeInMillis().saveAs("rt"), status().saveAs("status"),
+				substring("#{user_id}").count().saveAs("own_hits"), status().is(200), substring("#{user_id}").exists()))
+			.exec((session) -> {
+				ClientFigures
+					.ownSearch(session.contains("status") && session.getInt("status") == 200 && !ownHit(session));
+				return session;
+			})
+			.exec(LatencyRecorder.record(OWN_SEARCH, 200, Endpoints::ownHit))
+			.exec((session) -> session.remove("own_hits"));
+	}
+
+	private static boolean ownHit(Session session) {
+		return session.contains("own_hits") && session.getInt("own_hits") > 0;
+	}
+
+	private static boolean retryRegistration(Session session) {
+		if (session.contains("user_id") || session.getInt("register_attempts") > REGISTER_RETRIES) {
+			return false;
+		}
+		if (!session.contains("register_status")) {
+			return true;
+		}
+		int status = session.getInt("register_status");
+		return status == 503 || status == 409;
+	}
+
+	private static Duration retryAfter(Session session) {
+		long seconds = 1;
+		if (session.contains("retry_after")) {
+			try {
+				seconds = Long.parseLong(session.getString("retry_after").strip());
+			}
+			catch (NumberFormatException ex) {
+				// An HTTP date: rare enough here to wait the default second.
+			}
+		}
+		return Duration.ofSeconds(Math.max(0, Math.min(seconds, MAX_RETRY_AFTER_SECONDS)));
 	}
 
 }

@@ -25,6 +25,12 @@ final class Feeders {
 
 	private static final AtomicLong registrations = new AtomicLong();
 
+	/**
+	 * Letters that set this run's new last names apart from every earlier run's, so that
+	 * a search by a new user's own names finds that user and no crowd of namesakes.
+	 */
+	private static final String RUN = letters(ThreadLocalRandom.current().nextLong(26L * 26 * 26 * 26 * 26), 5);
+
 	private Feeders() {
 	}
 
@@ -47,27 +53,35 @@ final class Feeders {
 		}).iterator();
 	}
 
-	/** A new valid registration per call; names are letters only, as the API requires. */
+	/**
+	 * A new valid registration per call; names are letters only, as the API requires. The
+	 * last name is a common one followed by this run's five random letters and the
+	 * registration's number in six: no other registration's last name starts with it
+	 * (another run's only if it drew the same five letters), so a search by the new
+	 * user's two names finds that user alone.
+	 */
 	static Iterator<Map<String, Object>> newUsers() {
 		return Stream.generate(() -> {
 			ThreadLocalRandom random = ThreadLocalRandom.current();
 			long n = registrations.incrementAndGet();
 			return Map.<String, Object>of("first_name", FIRST[random.nextInt(FIRST.length)], "second_name",
-					LAST[random.nextInt(LAST.length)] + letters(n), "birthdate",
+					LAST[random.nextInt(LAST.length)] + RUN + letters(n, 6), "birthdate",
 					(1950 + random.nextInt(55)) + "-0" + (1 + random.nextInt(9)) + "-1" + random.nextInt(10),
 					"password", "load-test-password");
 		}).iterator();
 	}
 
-	/** A number written in letters (a, b, ..., ba, ...), so that it fits a name. */
-	private static String letters(long n) {
-		StringBuilder s = new StringBuilder();
-		do {
-			s.append((char) ('a' + (n % 26)));
+	/**
+	 * A number written in {@code width} letters (aaa, aab, ...), so that it fits a name;
+	 * only its last {@code width} letters when it is larger.
+	 */
+	private static String letters(long n, int width) {
+		char[] s = new char[width];
+		for (int i = width - 1; i >= 0; i--) {
+			s[i] = (char) ('a' + (n % 26));
 			n /= 26;
 		}
-		while (n > 0);
-		return s.reverse().toString();
+		return new String(s);
 	}
 
 	private static String[] readColumn(Path file, String header) {

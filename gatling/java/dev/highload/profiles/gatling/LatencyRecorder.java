@@ -7,6 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 import io.gatling.javaapi.core.Session;
 
@@ -31,10 +32,19 @@ final class LatencyRecorder {
 	 * were saved by the request's checks as {@code status} and {@code rt}.
 	 */
 	static Function<Session, Session> record(String request, int expectedStatus) {
+		return record(request, expectedStatus, (session) -> true);
+	}
+
+	/**
+	 * As {@link #record(String, int)}, for a request whose expected status is not the
+	 * whole of success: it failed too if {@code succeeded} says so, as a check of its
+	 * body failed it in Gatling's count.
+	 */
+	static Function<Session, Session> record(String request, int expectedStatus, Predicate<Session> succeeded) {
 		Stats s = stats.computeIfAbsent(request, (name) -> new Stats());
 		return (session) -> {
 			Integer status = session.contains("status") ? session.getInt("status") : null;
-			if (status == null || status != expectedStatus) {
+			if (status == null || status != expectedStatus || !succeeded.test(session)) {
 				s.failed.incrementAndGet();
 			}
 			else {

@@ -90,8 +90,9 @@ abstract class MonitoredSimulation extends Simulation {
 	public void after() {
 		CpuSampler.Result cpu = this.sampler.stop();
 		long requests = LatencyRecorder.rows().stream().mapToLong(LatencyRecorder.Row::requests).sum();
-		String summary = "==== " + this.name + " ====\n" + LatencyRecorder.summary() + "\n\n" + cpu.summary() + "\n"
-				+ cpu.perRequest(requests) + "\n";
+		String clients = clientSummary();
+		String summary = "==== " + this.name + " ====\n" + LatencyRecorder.summary() + "\n\n"
+				+ (clients.isEmpty() ? "" : clients + "\n") + cpu.summary() + "\n" + cpu.perRequest(requests) + "\n";
 		System.out.println(summary);
 		Path folder = reportFolder();
 		try {
@@ -103,6 +104,14 @@ abstract class MonitoredSimulation extends Simulation {
 			throw new UncheckedIOException(ex);
 		}
 		System.out.println("Summary, latency CSV and CPU CSV/charts written to " + folder.toAbsolutePath());
+	}
+
+	/**
+	 * What the virtual users saw as clients ({@link ClientFigures}), for the summary
+	 * between latency and CPU; empty when there is nothing to say.
+	 */
+	String clientSummary() {
+		return ClientFigures.summary();
 	}
 
 	/**

@@ -6,7 +6,8 @@ import static io.gatling.javaapi.core.CoreDsl.feed;
 import static io.gatling.javaapi.core.CoreDsl.scenario;
 
 /**
- * Each user registers once. Registration is bound by the Argon2id hash (tens of
+ * Each user registers once, with an {@code Idempotency-Key}, and sends it again after a
+ * 503 ({@link Endpoints#register()}). Registration is bound by the Argon2id hash (tens of
  * milliseconds of one core), so the default is a gentle 6,000 users over the window (10
  * per second); p99 500 ms.
  */
