@@ -44,7 +44,9 @@ class ConsistencyTokenIntegrationTests {
 	/** Every statement that reads the users table; inserts and position probes do not. */
 	private static final String USER_READS = "%users u%";
 
-	/** How long PostgreSQL's idle backends may keep their counts before reporting them. */
+	/**
+	 * How long PostgreSQL's idle backends may keep their counts before reporting them.
+	 */
 	private static final long STATS_SETTLE_MILLIS = 11_000;
 
 	@LocalServerPort
@@ -172,7 +174,8 @@ class ConsistencyTokenIntegrationTests {
 						+ "(%d in %.1f s without a flood: the node monitor and the metrics); rechecked %.0f, served "
 						+ "by the primary %.0f%n",
 				requests, seconds, readsDelta, commitsDelta, windowSeconds, quietDelta, quietSeconds,
-				counter("profiles.reads.rechecked") - recheckedBefore, counter("profiles.reads.primary") - primaryBefore);
+				counter("profiles.reads.rechecked") - recheckedBefore,
+				counter("profiles.reads.primary") - primaryBefore);
 		assertThat(readsDelta).as("reads of users on the primary").isZero();
 		assertThat(counter("profiles.reads.rechecked") - recheckedBefore).isZero();
 		assertThat(counter("profiles.reads.primary") - primaryBefore).isZero();
