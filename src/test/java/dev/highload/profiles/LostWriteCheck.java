@@ -150,7 +150,7 @@ final class LostWriteCheck {
 					  failed                   %d
 					  unknown                  %d
 					  lost                     %d  (acknowledged, missing on the new primary)
-					  unknown and present      %d
+					  unknown and present      %d  (with the retry phase: the first attempt's row or a retry's)
 					  unknown and absent       %d
 					  failed but present       %d
 					  unexpected               %d  (present but never sent, or twice)
