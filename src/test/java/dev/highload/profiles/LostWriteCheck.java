@@ -59,6 +59,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  * With synchronous replication no acknowledged write may be missing: the writes during
  * the stall wait and end up unknown. With asynchronous replication (the negative control)
  * the writes acknowledged during the stall are gone, so the check must report losses.
+ * <p>
+ * The retry phase ({@link Settings#retries()}, on for the synchronous runs): every
+ * registration carries an Idempotency-Key, and one not answered 200 (no answer, 409, 429,
+ * any 5xx) is sent again with the same key and body, after Retry-After or a short
+ * backoff, until it is, or until its deadline. Each request is still classified by its
+ * first attempt. After the run, keys that needed a retry and a sample of the others are
+ * sent once more (each must get its first {@code user_id} again), and
+ * {@link LostWriteVerdict} requires each key to map to exactly one user on the new
+ * primary: 0 lost, 0 duplicates, none never acknowledged.
  */
 final class LostWriteCheck {
 
