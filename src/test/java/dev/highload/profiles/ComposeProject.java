@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -112,7 +111,8 @@ record ComposeProject(String name, List<Path> files, Map<String, String> environ
 	 * that does not answer is skipped.
 	 * @throws IllegalStateException if two nodes are writable, or none answers as one
 	 */
-	LostWriteCheck.Rows primaryRows(List<String> nodes, String markerPrefix) throws IOException, InterruptedException {
+	LostWriteCheck.Rows primaryRows(List<String> nodes, String markerPrefix, String keyPrefix)
+			throws IOException, InterruptedException {
 		LostWriteCheck.Rows rows = null;
 		for (String node : nodes) {
 			String recovery;
@@ -128,19 +128,19 @@ record ComposeProject(String name, List<Path> files, Map<String, String> environ
 			if (rows != null) {
 				throw new IllegalStateException("Two primaries: " + rows.primary() + " and " + node);
 			}
-			Map<String, Integer> markers = new HashMap<>();
-			String found = psql(node, "profiles",
-					"SELECT biography FROM users WHERE biography LIKE '" + markerPrefix + "%'");
-			for (String marker : found.lines().filter((line) -> !line.isEmpty()).toList()) {
-				markers.merge(marker, 1, Integer::sum);
-			}
-			rows = new LostWriteCheck.Rows(node, markers,
+			rows = LostWriteCheck.Rows.parse(node,
+					lines(psql(node, "profiles", LostWriteCheck.usersQuery(markerPrefix))),
+					lines(psql(node, "profiles", LostWriteCheck.keysQuery(keyPrefix))),
 					Long.parseLong(psql(node, "profiles", "SELECT count(*) FROM users")));
 		}
 		if (rows == null) {
 			throw new IllegalStateException("No primary answers after the failover");
 		}
 		return rows;
+	}
+
+	private static List<String> lines(String output) {
+		return output.lines().filter((line) -> !line.isEmpty()).toList();
 	}
 
 	static Result run(Duration timeout, List<String> command, Map<String, String> environment)

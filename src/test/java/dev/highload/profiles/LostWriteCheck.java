@@ -10,7 +10,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -19,9 +18,11 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -32,10 +33,13 @@ import java.util.stream.Stream;
 import dev.highload.profiles.cluster.ClusterProperties;
 import dev.highload.profiles.cluster.EmbeddedCluster;
 import dev.highload.profiles.cluster.FailoverCommand;
+import dev.highload.profiles.user.UuidV7;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A Jepsen-style set check of registrations across a crash of the primary.
@@ -55,6 +59,15 @@ import org.springframework.context.ConfigurableApplicationContext;
  * With synchronous replication no acknowledged write may be missing: the writes during
  * the stall wait and end up unknown. With asynchronous replication (the negative control)
  * the writes acknowledged during the stall are gone, so the check must report losses.
+ * <p>
+ * The retry phase ({@link Settings#retries()}, on for the synchronous runs): every
+ * registration carries an Idempotency-Key, and one not answered 200 (no answer, 409, 429,
+ * any 5xx) is sent again with the same key and body, after Retry-After or a short
+ * backoff, until it is, or until its deadline. Each request is still classified by its
+ * first attempt. After the run, keys that needed a retry and a sample of the others are
+ * sent once more (each must get its first {@code user_id} again), and
+ * {@link LostWriteVerdict} requires each key to map to exactly one user on the new
+ * primary: 0 lost, 0 duplicates, none never acknowledged.
  */
 final class LostWriteCheck {
 
@@ -76,9 +89,25 @@ final class LostWriteCheck {
 	 * @param stall how long replication is stalled right before the crash
 	 * @param timeLimit the run ends after this even if too few writes were acknowledged
 	 * @param output where the report and the outcome log go
+	 * @param retries whether every registration carries an Idempotency-Key and is sent
+	 * again with it until answered 200 (the retry phase)
+	 * @param retryDeadline how long one key is retried, from its first attempt, before it
+	 * counts as never acknowledged
 	 */
 	record Settings(boolean synchronous, int writers, int acknowledgedBeforeCrash, int acknowledgedTotal,
-			Duration stall, Duration timeLimit, Path output) {
+			Duration stall, Duration timeLimit, Path output, boolean retries, Duration retryDeadline) {
+
+		/**
+		 * The retry phase with synchronous replication, where it must hold; none for the
+		 * asynchronous control, which stays as it was: registrations without a key, each
+		 * sent once. A key is retried for up to 120 s, long enough for any failover
+		 * measured here.
+		 */
+		Settings(boolean synchronous, int writers, int acknowledgedBeforeCrash, int acknowledgedTotal, Duration stall,
+				Duration timeLimit, Path output) {
+			this(synchronous, writers, acknowledgedBeforeCrash, acknowledgedTotal, stall, timeLimit, output,
+					synchronous, Duration.ofSeconds(120));
+		}
 
 		String mode() {
 			return this.synchronous ? "sync" : "async";
@@ -87,15 +116,17 @@ final class LostWriteCheck {
 	}
 
 	/**
-	 * The figures of one run.
+	 * The figures of one run. Each registration is classified by its first attempt, as
+	 * without retries; the retry phase's figures are in {@code verdict}.
 	 *
 	 * @param mode sync or async
-	 * @param sent requests sent
-	 * @param acknowledged answered 200
-	 * @param acknowledgedAfterFailover of those, answered after the crash
-	 * @param failed answered with an error
-	 * @param unknown no answer, or 503 "Outcome unknown"
-	 * @param lost acknowledged but missing on the new primary
+	 * @param sent requests sent (first attempts, one per marker)
+	 * @param acknowledged first attempts answered 200
+	 * @param acknowledgedAfterFailover 200s to requests (first attempts or retries) sent
+	 * after the crash
+	 * @param failed first attempts answered with an error
+	 * @param unknown first attempts without an answer, or answered 503 "Outcome unknown"
+	 * @param lost first attempts acknowledged but missing on the new primary
 	 * @param unknownPresent unknown and present
 	 * @param unknownAbsent unknown and absent
 	 * @param failedPresent failed but present
@@ -105,20 +136,30 @@ final class LostWriteCheck {
 	 * @param rowsOnNewPrimary marker rows on the new primary
 	 * @param newPrimary the node that is primary at the end
 	 * @param failoverReport what the failover command printed
+	 * @param verdict the retry phase's, or null when it did not run
+	 * @param probed keys sent once more after the run (every key that needed a retry and
+	 * a sample of the others)
+	 * @param probeSame of those, answered 200 with the user the key was acknowledged with
 	 */
 	record Report(String mode, int sent, int acknowledged, int acknowledgedAfterFailover, int failed, int unknown,
 			int lost, int unknownPresent, int unknownAbsent, int failedPresent, int unexpected, long failoverMillis,
-			long failoverCommandMillis, int rowsOnNewPrimary, String newPrimary, String failoverReport) {
+			long failoverCommandMillis, int rowsOnNewPrimary, String newPrimary, String failoverReport,
+			LostWriteVerdict verdict, int probed, int probeSame) {
+
+		/** Keys (or, without the retry phase, first attempts) acknowledged. */
+		int acknowledgedInTotal() {
+			return (this.verdict != null) ? this.verdict.acknowledged() : this.acknowledged;
+		}
 
 		String describe() {
-			return """
+			String text = """
 					lost-write check (%s replication)
 					  sent                     %d
-					  acknowledged             %d (%d after the crash)
+					  acknowledged             %d (%d answers after the crash, retries included)
 					  failed                   %d
 					  unknown                  %d
 					  lost                     %d  (acknowledged, missing on the new primary)
-					  unknown and present      %d
+					  unknown and present      %d  (with the retry phase: the first attempt's row or a retry's)
 					  unknown and absent       %d
 					  failed but present       %d
 					  unexpected               %d  (present but never sent, or twice)
@@ -128,6 +169,12 @@ final class LostWriteCheck {
 					this.unknown, this.lost, this.unknownPresent, this.unknownAbsent, this.failedPresent,
 					this.unexpected, this.rowsOnNewPrimary, this.newPrimary, this.failoverMillis,
 					this.failoverCommandMillis);
+			if (this.verdict == null) {
+				return text + "  retry phase              none (one attempt per registration, without a key)\n";
+			}
+			return text + this.verdict.describe()
+					+ "    replay probe           %d of %d keys sent again after the run answered their first user_id%n"
+						.formatted(this.probeSame, this.probed);
 		}
 
 	}
@@ -160,8 +207,12 @@ final class LostWriteCheck {
 		/** The failover; what it printed. */
 		String failover() throws Exception;
 
-		/** What the one writable node holds; fails if two nodes are writable. */
-		Rows rows(String markerPrefix) throws Exception;
+		/**
+		 * What the one writable node holds; fails if two nodes are writable.
+		 * @param markerPrefix the start of this run's markers (biographies)
+		 * @param keyPrefix the start of this run's Idempotency-Keys
+		 */
+		Rows rows(String markerPrefix, String keyPrefix) throws Exception;
 
 	}
 
@@ -169,11 +220,46 @@ final class LostWriteCheck {
 	 * The marker rows on the writable node after the run.
 	 *
 	 * @param primary the writable node
-	 * @param markers each marker found, with how often
+	 * @param users the ids of the user rows, by marker
+	 * @param keys {@code registration_keys.user_id}, by key
 	 * @param total every row of {@code users}
 	 */
-	record Rows(String primary, Map<String, Integer> markers, long total) {
+	record Rows(String primary, Map<String, List<String>> users, Map<String, String> keys, long total) {
 
+		/** Each marker found, with how often. */
+		Map<String, Integer> markers() {
+			Map<String, Integer> markers = new HashMap<>();
+			this.users.forEach((marker, ids) -> markers.put(marker, ids.size()));
+			return markers;
+		}
+
+		/**
+		 * From lines of {@code biography|id} and {@code key|user_id}.
+		 */
+		static Rows parse(String primary, List<String> users, List<String> keys, long total) {
+			Map<String, List<String>> byMarker = new HashMap<>();
+			for (String line : users) {
+				int bar = line.lastIndexOf('|');
+				byMarker.computeIfAbsent(line.substring(0, bar), (m) -> new ArrayList<>()).add(line.substring(bar + 1));
+			}
+			Map<String, String> byKey = new HashMap<>();
+			for (String line : keys) {
+				int bar = line.lastIndexOf('|');
+				byKey.put(line.substring(0, bar), line.substring(bar + 1));
+			}
+			return new Rows(primary, byMarker, byKey, total);
+		}
+
+	}
+
+	/** The user rows of the check's markers, as lines of {@code biography|id}. */
+	static String usersQuery(String markerPrefix) {
+		return "SELECT biography || '|' || id FROM users WHERE biography LIKE '" + markerPrefix + "%'";
+	}
+
+	/** The check's keys, as lines of {@code key|user_id}. */
+	static String keysQuery(String keyPrefix) {
+		return "SELECT key || '|' || user_id FROM registration_keys WHERE key LIKE '" + keyPrefix + "%'";
 	}
 
 	/**
@@ -207,11 +293,25 @@ final class LostWriteCheck {
 
 	private static final class Run {
 
+		/**
+		 * The first pause before a retry without a Retry-After, doubled up to the most.
+		 */
+		private static final long FIRST_BACKOFF_MILLIS = 100;
+
+		private static final long MAX_BACKOFF_MILLIS = 2000;
+
+		/** Keys acknowledged at the first attempt that are sent again after the run. */
+		private static final int PROBE_SAMPLE = 200;
+
 		private final Settings settings;
 
 		private final Target target;
 
 		private final String runId = Long.toString(System.currentTimeMillis(), 36);
+
+		private final String markerPrefix = "lw " + this.runId + " ";
+
+		private final String keyPrefix = "lw-" + this.runId + "-";
 
 		private final HttpClient http = HttpClient.newBuilder()
 			.version(HttpClient.Version.HTTP_1_1)
@@ -220,11 +320,14 @@ final class LostWriteCheck {
 
 		private final AtomicLong sequence = new AtomicLong();
 
+		/** Markers acknowledged, by the first attempt or by a retry. */
 		private final AtomicInteger acknowledged = new AtomicInteger();
 
 		private final AtomicBoolean stop = new AtomicBoolean();
 
 		private final Map<String, Attempt> attempts = new ConcurrentHashMap<>();
+
+		private final Map<String, KeyLog> keys = new ConcurrentHashMap<>();
 
 		private volatile long killNanos = Long.MAX_VALUE;
 
@@ -265,9 +368,12 @@ final class LostWriteCheck {
 				}
 			}
 			finally {
+				// A writer finishes the key it holds: retried until acknowledged or its
+				// own
+				// deadline.
 				this.stop.set(true);
 				writers.shutdown();
-				if (!writers.awaitTermination(60, TimeUnit.SECONDS)) {
+				if (!writers.awaitTermination(this.settings.retryDeadline().toSeconds() + 60, TimeUnit.SECONDS)) {
 					writers.shutdownNow();
 				}
 			}
@@ -290,48 +396,15 @@ final class LostWriteCheck {
 		private void write() {
 			while (!this.stop.get()) {
 				long n = this.sequence.incrementAndGet();
-				String marker = "lw " + this.runId + " " + n;
+				String marker = this.markerPrefix + n;
+				String key = this.settings.retries() ? this.keyPrefix + n : null;
 				String body = json.writeValueAsString(Map.of("first_name", "Lostwrite", "second_name", letters(n),
 						"birthdate", "1990-05-17", "biography", marker, "password", "lost-write-check"));
-				HttpRequest request = HttpRequest.newBuilder(this.target.register())
-					.header("Content-Type", "application/json")
-					.timeout(Duration.ofSeconds(20))
-					.POST(HttpRequest.BodyPublishers.ofString(body))
-					.build();
-				long start = System.nanoTime();
-				Outcome outcome;
-				String detail;
-				try {
-					HttpResponse<String> response = this.http.send(request, HttpResponse.BodyHandlers.ofString());
-					detail = Integer.toString(response.statusCode());
-					if (response.statusCode() == 200) {
-						outcome = Outcome.ACKNOWLEDGED;
-					}
-					else if (response.body().contains("\"Outcome unknown\"")) {
-						outcome = Outcome.UNKNOWN;
-						detail += " outcome unknown";
-					}
-					else {
-						outcome = Outcome.FAILED;
-					}
-				}
-				catch (IOException ex) {
-					outcome = Outcome.UNKNOWN;
-					detail = ex.getClass().getSimpleName();
-				}
-				catch (InterruptedException ex) {
-					Thread.currentThread().interrupt();
-					outcome = Outcome.UNKNOWN;
-					detail = "interrupted";
-				}
-				long end = System.nanoTime();
-				this.attempts.put(marker, new Attempt(marker, outcome, detail, start, end));
-				if (outcome == Outcome.ACKNOWLEDGED) {
-					this.acknowledged.incrementAndGet();
-					if (start > this.killNanos) {
-						this.acknowledgedAfterKill.incrementAndGet();
-						this.firstAckAfterKill.accumulateAndGet(end, Math::min);
-					}
+				Answer first = send(body, key);
+				this.attempts.put(marker,
+						new Attempt(marker, first.outcome(), first.detail(), first.startNanos(), first.endNanos()));
+				if (key != null) {
+					this.keys.put(key, retry(key, marker, body, first));
 				}
 				if (Thread.currentThread().isInterrupted()) {
 					return;
@@ -339,8 +412,129 @@ final class LostWriteCheck {
 			}
 		}
 
+		/**
+		 * Sends the key's registration again, with the same body, until it is answered
+		 * 200 or the key's deadline passes; waits as Retry-After says, or backs off from
+		 * {@value #FIRST_BACKOFF_MILLIS} ms to {@value #MAX_BACKOFF_MILLIS} ms.
+		 */
+		private KeyLog retry(String key, String marker, String body, Answer first) {
+			long deadline = first.startNanos() + this.settings.retryDeadline().toNanos();
+			Answer last = first;
+			int retries = 0;
+			int replays = 0;
+			long backoff = FIRST_BACKOFF_MILLIS;
+			while (!last.acknowledged() && last.retryable() && System.nanoTime() < deadline) {
+				long pause = Math.max(last.retryAfterMillis(), backoff)
+						+ ThreadLocalRandom.current().nextLong(FIRST_BACKOFF_MILLIS);
+				backoff = Math.min(2 * backoff, MAX_BACKOFF_MILLIS);
+				try {
+					Thread.sleep(Math.min(pause, Math.max(0, (deadline - System.nanoTime()) / 1_000_000)));
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					break;
+				}
+				last = send(body, key);
+				retries++;
+				if (last.replay()) {
+					replays++;
+				}
+			}
+			return new KeyLog(key, marker, body, first.outcome(), retries, replays,
+					last.acknowledged() ? last.userId() : null, last.detail());
+		}
+
+		/** One request; a 200 is counted here, whichever attempt it answers. */
+		private Answer send(String body, String key) {
+			HttpRequest.Builder request = HttpRequest.newBuilder(this.target.register())
+				.header("Content-Type", "application/json")
+				.timeout(Duration.ofSeconds(20))
+				.POST(HttpRequest.BodyPublishers.ofString(body));
+			if (key != null) {
+				request.header("Idempotency-Key", "\"" + key + "\"");
+			}
+			long startMillis = System.currentTimeMillis();
+			long start = System.nanoTime();
+			Answer answer;
+			try {
+				HttpResponse<String> response = this.http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+				int status = response.statusCode();
+				long retryAfter = response.headers()
+					.firstValue("Retry-After")
+					.filter((value) -> value.matches("\\d{1,6}"))
+					.map((value) -> Long.parseLong(value) * 1000)
+					.orElse(0L);
+				if (status == 200) {
+					String userId = json.readTree(response.body()).path("user_id").asString();
+					boolean replay = UuidV7.millis(UUID.fromString(userId)) < startMillis;
+					answer = new Answer(Outcome.ACKNOWLEDGED, status, "200", userId, replay, retryAfter, start,
+							System.nanoTime());
+				}
+				else if (response.body().contains("\"Outcome unknown\"")) {
+					answer = new Answer(Outcome.UNKNOWN, status, status + " outcome unknown", null, false, retryAfter,
+							start, System.nanoTime());
+				}
+				else {
+					answer = new Answer(Outcome.FAILED, status, Integer.toString(status), null, false, retryAfter,
+							start, System.nanoTime());
+				}
+			}
+			catch (IOException ex) {
+				answer = new Answer(Outcome.UNKNOWN, -1, ex.getClass().getSimpleName(), null, false, 0, start,
+						System.nanoTime());
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				answer = new Answer(Outcome.UNKNOWN, -1, "interrupted", null, false, 0, start, System.nanoTime());
+			}
+			if (answer.acknowledged()) {
+				this.acknowledged.incrementAndGet();
+				if (start > this.killNanos) {
+					this.acknowledgedAfterKill.incrementAndGet();
+					this.firstAckAfterKill.accumulateAndGet(answer.endNanos(), Math::min);
+				}
+			}
+			return answer;
+		}
+
+		/**
+		 * Every key that needed a retry, and a sample of the others, sent once more (and
+		 * retried as in the run): each must be answered with the user it was acknowledged
+		 * with. Their answers join the key's for the verdict.
+		 */
+		private Map<String, String> probe() throws InterruptedException {
+			List<KeyLog> acknowledgedKeys = this.keys.values()
+				.stream()
+				.filter((k) -> k.userId() != null)
+				.sorted((a, b) -> a.key().compareTo(b.key()))
+				.toList();
+			long firstOnly = acknowledgedKeys.stream().filter((k) -> k.retries() == 0).count();
+			long every = Math.max(1, firstOnly / PROBE_SAMPLE);
+			List<KeyLog> probes = new ArrayList<>();
+			long seen = 0;
+			for (KeyLog key : acknowledgedKeys) {
+				if (key.retries() > 0 || (seen++ % every) == 0) {
+					probes.add(key);
+				}
+			}
+			Map<String, String> answers = new ConcurrentHashMap<>();
+			ExecutorService pool = Executors.newFixedThreadPool(this.settings.writers());
+			for (KeyLog key : probes) {
+				pool.submit(() -> {
+					KeyLog again = retry(key.key(), key.marker(), key.body(), send(key.body(), key.key()));
+					answers.put(key.key(), (again.userId() != null) ? again.userId() : "no 200: " + again.last());
+				});
+			}
+			pool.shutdown();
+			if (!pool.awaitTermination(this.settings.retryDeadline().toSeconds() + 60, TimeUnit.SECONDS)) {
+				pool.shutdownNow();
+			}
+			return answers;
+		}
+
 		private Report check(String failoverReport, long failoverCommandMillis) throws Exception {
-			Rows rows = this.target.rows("lw " + this.runId + " ");
+			Map<String, String> probes = this.settings.retries() ? probe() : Map.of();
+			Rows rows = this.target.rows(this.markerPrefix, this.keyPrefix);
 			Map<String, Integer> present = new HashMap<>(rows.markers());
 			int markerRows = present.values().stream().mapToInt(Integer::intValue).sum();
 			if (rows.total() != markerRows) {
@@ -386,12 +580,34 @@ final class LostWriteCheck {
 					unexpected += row.getValue() - 1;
 				}
 			}
+			LostWriteVerdict verdict = null;
+			if (this.settings.retries()) {
+				List<LostWriteVerdict.Sent> sent = new ArrayList<>();
+				for (KeyLog key : this.keys.values()) {
+					List<String> answered = new ArrayList<>();
+					if (key.userId() != null) {
+						answered.add(key.userId());
+						String probed = probes.get(key.key());
+						if (probed != null) {
+							answered.add(probed);
+						}
+					}
+					sent.add(
+							new LostWriteVerdict.Sent(key.key(), key.marker(), key.retries(), key.replays(), answered));
+				}
+				verdict = LostWriteVerdict.of(sent, rows.users(), rows.keys());
+			}
+			int probeSame = (int) probes.entrySet()
+				.stream()
+				.filter((probe) -> probe.getValue().equals(this.keys.get(probe.getKey()).userId()))
+				.count();
 			long failoverMillis = (this.firstAckAfterKill.get() == Long.MAX_VALUE) ? -1
 					: (this.firstAckAfterKill.get() - this.killNanos) / 1_000_000;
 			Report report = new Report(this.settings.mode(), this.attempts.size(), ack,
 					this.acknowledgedAfterKill.get(), failed, unknown, lost, unknownPresent, unknownAbsent,
 					failedPresent, unexpected, failoverMillis, failoverCommandMillis,
-					present.values().stream().mapToInt(Integer::intValue).sum(), newPrimary, failoverReport);
+					present.values().stream().mapToInt(Integer::intValue).sum(), newPrimary, failoverReport, verdict,
+					probes.size(), probeSame);
 			writeLog(report);
 			return report;
 		}
@@ -408,6 +624,18 @@ final class LostWriteCheck {
 							+ (a.startNanos() - this.killNanos) / 1_000_000 + ","
 							+ (a.endNanos() - this.killNanos) / 1_000_000));
 			}
+			if (this.settings.retries()) {
+				Path keyLog = this.settings.output().resolve(mode + "-keys.csv");
+				try (PrintWriter out = new PrintWriter(Files.newBufferedWriter(keyLog, StandardCharsets.UTF_8))) {
+					out.println("key,first_outcome,retries,replays,user_id,last_answer");
+					this.keys.values()
+						.stream()
+						.filter((k) -> k.retries() > 0 || k.userId() == null)
+						.sorted((a, b) -> a.key().compareTo(b.key()))
+						.forEach((k) -> out.println(k.key() + "," + k.first() + "," + k.retries() + "," + k.replays()
+								+ "," + k.userId() + "," + k.last()));
+				}
+			}
 			Map<String, Long> details = this.attempts.values()
 				.stream()
 				.collect(Collectors.groupingBy((a) -> a.outcome() + " " + a.detail(), Collectors.counting()));
@@ -415,6 +643,45 @@ final class LostWriteCheck {
 					report.describe() + "  responses: " + details + "\n\n" + report.failoverReport());
 			System.out.print(report.describe() + "  responses: " + details + "\n");
 		}
+
+	}
+
+	/**
+	 * One request's answer.
+	 *
+	 * @param outcome how the check classifies it
+	 * @param status the HTTP status, or -1 without a response
+	 * @param detail the status and what kind, or the exception
+	 * @param userId the {@code user_id} of a 200
+	 * @param replay a 200 naming a user made before this request was sent (its UUIDv7
+	 * time, by the same clock), so by an earlier attempt with the key
+	 * @param retryAfterMillis the Retry-After header, 0 without one
+	 */
+	private record Answer(Outcome outcome, int status, String detail, String userId, boolean replay,
+			long retryAfterMillis, long startNanos, long endNanos) {
+
+		boolean acknowledged() {
+			return this.outcome == Outcome.ACKNOWLEDGED;
+		}
+
+		/** No response, or one that says to try again: 409, 429 and every 5xx. */
+		boolean retryable() {
+			return this.status == -1 || this.status == 409 || this.status == 429 || this.status >= 500;
+		}
+
+	}
+
+	/**
+	 * What became of one key.
+	 *
+	 * @param first how its first attempt ended
+	 * @param retries how often it was sent again
+	 * @param replays retries answered with an earlier attempt's user
+	 * @param userId the user its 200 named; null if none came before its deadline
+	 * @param last the last answer
+	 */
+	private record KeyLog(String key, String marker, String body, Outcome first, int retries, int replays,
+			String userId, String last) {
 
 	}
 
@@ -468,7 +735,7 @@ final class LostWriteCheck {
 		}
 
 		@Override
-		public Rows rows(String markerPrefix) {
+		public Rows rows(String markerPrefix, String keyPrefix) {
 			Rows rows = null;
 			for (String node : this.cluster.ports().keySet()) {
 				try (Connection c = this.cluster.connectAsSuperuser(node, this.properties.database());
@@ -481,20 +748,8 @@ final class LostWriteCheck {
 					if (rows != null) {
 						throw new IllegalStateException("Two primaries: " + rows.primary() + " and " + node);
 					}
-					Map<String, Integer> markers = new HashMap<>();
-					try (PreparedStatement select = c
-						.prepareStatement("SELECT biography FROM users WHERE biography LIKE ?")) {
-						select.setString(1, markerPrefix + "%");
-						try (ResultSet r = select.executeQuery()) {
-							while (r.next()) {
-								markers.merge(r.getString(1), 1, Integer::sum);
-							}
-						}
-					}
-					try (ResultSet r = s.executeQuery("SELECT count(*) FROM users")) {
-						r.next();
-						rows = new Rows(node, markers, r.getLong(1));
-					}
+					long total = Long.parseLong(lines(s, "SELECT count(*) FROM users").get(0));
+					rows = Rows.parse(node, lines(s, usersQuery(markerPrefix)), lines(s, keysQuery(keyPrefix)), total);
 				}
 				catch (SQLException ex) {
 					// The fenced old primary does not answer.
@@ -504,6 +759,16 @@ final class LostWriteCheck {
 				throw new IllegalStateException("No primary answers after the failover");
 			}
 			return rows;
+		}
+
+		private static List<String> lines(Statement s, String sql) throws SQLException {
+			List<String> lines = new ArrayList<>();
+			try (ResultSet r = s.executeQuery(sql)) {
+				while (r.next()) {
+					lines.add(r.getString(1));
+				}
+			}
+			return lines;
 		}
 
 		private static void signal(String signal, List<Long> pids, boolean strict)
@@ -519,6 +784,23 @@ final class LostWriteCheck {
 			}
 		}
 
+	}
+
+	/**
+	 * The retry phase's verdict: every key answered 200 (first or by a retry) and maps to
+	 * exactly one user, the one it was answered; 0 lost, 0 duplicates; every key sent
+	 * again after the run answered with that same user.
+	 */
+	static void assertEachKeyMapsToOneUser(Report report, int acknowledged) {
+		LostWriteVerdict verdict = report.verdict();
+		assertThat(verdict).as("the retry phase ran").isNotNull();
+		assertThat(verdict.acknowledged()).as("keys acknowledged").isGreaterThanOrEqualTo(acknowledged);
+		assertThat(verdict.unresolved()).as("keys never acknowledged before their deadline").isZero();
+		assertThat(verdict.lost()).as("keys acknowledged, their user missing").isZero();
+		assertThat(verdict.duplicates()).as("more than one user for one key").isZero();
+		assertThat(verdict.unmapped()).as("registration_keys not naming the key's one user").isZero();
+		assertThat(report.probeSame()).as("keys sent again answered with their first user_id")
+			.isEqualTo(report.probed());
 	}
 
 	/** A name of letters only, as the API's name rule wants, from a number. */
