@@ -35,7 +35,7 @@ import dev.highload.profiles.gatling.monitor.ProcFs.Snapshot;
  * the service is not found on this machine, its CPU comes from its Actuator instead.
  * {@link #stop()} writes a CSV, a PNG chart and an HTML report into the output directory.
  * <pre class="code">
- * CpuSampler sampler = CpuSampler.start(CpuSampler.Settings.fromSystemProperties("get-user"));
+ * CpuSampler sampler = CpuSampler.start(CpuSampler.Settings.fromSystemProperties("get-user", Path.of("out")));
  * // ... the load ...
  * System.out.println(sampler.stop().summary());
  * </pre>
@@ -357,17 +357,18 @@ public final class CpuSampler {
 		 * Settings from {@code -DbaseUrl} (default {@code http://127.0.0.1:8080}),
 		 * {@code -DmanagementUrl} (default: the base URL's host on port 8081, the
 		 * service's default management port), {@code -DclusterDir} (default
-		 * {@code .data/cluster}) and {@code -DmonitorDir} (default
-		 * {@code target/gatling/monitor}); relative paths are resolved against the
-		 * working directory.
+		 * {@code .data/cluster}, where {@code ./mvnw spring-boot:run} keeps its nodes)
+		 * and {@code -DmonitorDir}; relative paths are resolved against the working
+		 * directory, which gatling/pom.xml makes the repository root.
 		 * @param name the run's name, which starts every file name
+		 * @param outputDir where to write when {@code -DmonitorDir} is not set
 		 * @return the settings
 		 */
-		public static Settings fromSystemProperties(String name) {
+		public static Settings fromSystemProperties(String name, Path outputDir) {
 			String baseUrl = System.getProperty("baseUrl", "http://127.0.0.1:8080");
 			return new Settings(baseUrl, System.getProperty("managementUrl", defaultManagementUrl(baseUrl)),
 					Path.of(System.getProperty("clusterDir", ".data/cluster")),
-					Path.of(System.getProperty("monitorDir", "target/gatling/monitor")), name);
+					Path.of(System.getProperty("monitorDir", outputDir.toString())), name);
 		}
 
 		private static String defaultManagementUrl(String baseUrl) {

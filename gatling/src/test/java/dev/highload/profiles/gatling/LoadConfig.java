@@ -7,7 +7,9 @@ import java.util.stream.IntStream;
 
 /**
  * The knobs of every simulation, read from {@code -D} system properties. Each simulation
- * passes its own defaults for the thresholds; everything else is shared.
+ * passes its own defaults for the thresholds; everything else is shared. Relative paths
+ * are resolved against the repository root, the working directory gatling/pom.xml gives
+ * Gatling.
  *
  * @param baseUrl the service, {@code -DbaseUrl} (default http://127.0.0.1:8080)
  * @param users virtual users in the run, {@code -Dusers}
@@ -16,8 +18,10 @@ import java.util.stream.IntStream;
  * to its constant value, {@code -Dramp} (default 30, 0 for none)
  * @param p99Millis the asserted 99th percentile, {@code -Dp99}
  * @param maxFailedPercent the asserted failed-request percentage, {@code -DmaxFailed}
- * @param idsFile the seeded ids, {@code -DidsFile} (default .data/user-ids.csv)
- * @param prefixesFile search prefix pairs, {@code -DprefixesFile}
+ * @param idsFile the seeded ids, {@code -DidsFile} (default .data/user-ids.csv, where the
+ * seeding command writes them)
+ * @param prefixesFile search prefix pairs, {@code -DprefixesFile} (default
+ * gatling/data/search-prefixes.csv)
  * @param sourceAddresses how many loopback source addresses to spread connections over,
  * {@code -DsourceAddresses} (default 16: 127.0.0.2 and up)
  */

@@ -42,8 +42,7 @@ final class ActuatorCpu {
 	 */
 	OptionalDouble percentOfOneCore() {
 		if (this.cpuCount == 0) {
-			// Asked until it answers once: the count does not change while the service
-			// runs.
+			// Asked until it answers once: the count is fixed while the service runs.
 			get(this.count).ifPresent((value) -> this.cpuCount = (int) Math.round(value));
 			if (this.cpuCount == 0) {
 				return OptionalDouble.empty();

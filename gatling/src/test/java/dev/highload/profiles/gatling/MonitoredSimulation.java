@@ -27,7 +27,10 @@ import static io.gatling.javaapi.http.HttpDsl.http;
  */
 abstract class MonitoredSimulation extends Simulation {
 
-	protected final LoadConfig config;
+	/** Gatling's results folder, as gatling/pom.xml passes it on. */
+	private static final Path RESULTS = Path.of(System.getProperty("gatling.resultsFolder", "gatling/target/gatling"));
+
+	final LoadConfig config;
 
 	private final String name;
 
@@ -83,7 +86,8 @@ abstract class MonitoredSimulation extends Simulation {
 		System.out.printf("%s: %d users over %d s (ramp %d s, then %.1f users/s) against %s%n", this.name,
 				this.config.users(), this.config.window().toSeconds(), this.config.ramp().toSeconds(),
 				this.config.rate(), this.config.baseUrl());
-		this.sampler = CpuSampler.start(CpuSampler.Settings.fromSystemProperties(this.name));
+		this.sampler = CpuSampler
+			.start(CpuSampler.Settings.fromSystemProperties(this.name, RESULTS.resolve("monitor")));
 	}
 
 	@Override
@@ -115,18 +119,18 @@ abstract class MonitoredSimulation extends Simulation {
 	}
 
 	/**
-	 * The folder Gatling is writing this run's report into, where the extra files belong.
+	 * The folder Gatling is writing this run's report into, where the extra files belong:
+	 * the newest run of this simulation in the results folder.
 	 */
 	private Path reportFolder() {
-		Path results = Path.of(System.getProperty("gatling.resultsFolder", "target/gatling"));
 		String prefix = getClass().getSimpleName().toLowerCase(Locale.ROOT) + "-";
-		try (Stream<Path> runs = Files.list(results)) {
+		try (Stream<Path> runs = Files.list(RESULTS)) {
 			return runs.filter((p) -> Files.isDirectory(p) && p.getFileName().toString().startsWith(prefix))
 				.max(Comparator.comparing((p) -> p.toFile().lastModified()))
-				.orElse(results);
+				.orElse(RESULTS);
 		}
 		catch (IOException ex) {
-			return results;
+			return RESULTS;
 		}
 	}
 
