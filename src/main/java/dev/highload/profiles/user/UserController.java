@@ -3,10 +3,11 @@ package dev.highload.profiles.user;
 import java.util.List;
 import java.util.UUID;
 
+import dev.highload.profiles.auth.HashingOverloadedException;
 import dev.highload.profiles.auth.RegistrationThrottle;
 import dev.highload.profiles.auth.TokenService;
+import dev.highload.profiles.routing.DatabaseFailureException;
 import dev.highload.profiles.routing.Positioned;
-import dev.highload.profiles.routing.RetryLaterException;
 import dev.highload.profiles.routing.WalPosition;
 import dev.highload.profiles.web.CanonicalUuid;
 import dev.highload.profiles.web.ConsistencyTokens;
@@ -102,8 +103,8 @@ class UserController {
 		try {
 			id = this.registrations.register(request, key);
 		}
-		catch (RetryLaterException ex) {
-			throw key.retryWith(ex);
+		catch (DatabaseFailureException | HashingOverloadedException ex) {
+			throw new UnfinishedRegistrationException(key, ex);
 		}
 		WalPosition written = this.users.positionAfterWrite();
 		if (written.offset() > 0) {
