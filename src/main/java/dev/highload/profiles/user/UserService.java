@@ -34,9 +34,9 @@ import org.springframework.stereotype.Service;
  * query: a flood of random ids never reaches the primary. Ids that are not version 7, or
  * made in the future, were made by nobody: final at once.
  * <p>
- * What a commit or a read throws is translated into the service's own answers by
- * {@code routing.DatabaseFailures} (503 with Retry-After); the router repeats a read
- * whose connection broke on another node.
+ * What a commit or a read throws is translated by {@code routing.DatabaseFailures} into
+ * what it means (answered 503 with Retry-After by the failure package); the router
+ * repeats a read whose connection broke on another node.
  */
 @Service
 public class UserService implements CredentialStore {
