@@ -10,6 +10,7 @@ import dev.highload.profiles.routing.DatabaseFailureException;
 import dev.highload.profiles.routing.Positioned;
 import dev.highload.profiles.routing.WalPosition;
 import dev.highload.profiles.web.CanonicalUuid;
+import dev.highload.profiles.web.CodePointLength;
 import dev.highload.profiles.web.ConsistencyTokens;
 import dev.highload.profiles.web.ConsistentRead;
 import dev.highload.profiles.web.InvalidParameterException;
@@ -29,7 +30,6 @@ import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.Pattern;
-import jakarta.validation.constraints.Size;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
@@ -149,9 +149,9 @@ class UserController {
 					array = @ArraySchema(schema = @Schema(implementation = UserProfile.class))))
 	@ProblemResponses({ 400, 503 })
 	ResponseEntity<List<EncodedProfile>> search(
-			@RequestParam("first_name") @Size(min = 1, max = 100) @Pattern(regexp = PREFIX,
+			@RequestParam("first_name") @CodePointLength(min = 1, max = 100) @Pattern(regexp = PREFIX,
 					message = PREFIX_MESSAGE) String firstName,
-			@RequestParam("last_name") @Size(min = 1, max = 100) @Pattern(regexp = PREFIX,
+			@RequestParam("last_name") @CodePointLength(min = 1, max = 100) @Pattern(regexp = PREFIX,
 					message = PREFIX_MESSAGE) String lastName,
 			@Parameter(description = "page size") @RequestParam(defaultValue = "100") @Min(1) @Max(1000) int limit,
 			@Parameter(description = "return users whose id is greater than this (the last id of the previous page)",
