@@ -79,6 +79,9 @@ class WebInputRulesTests {
 			outcomes.put("id " + id, post("{\"text\":\"a\",\"id\":" + id + "}"));
 			expected.put("id " + id, "400 id");
 		}
+		// application.yml's spring.jackson.deserialization.
+		outcomes.put("trailing tokens", post("{\"text\":\"a\"} {}"));
+		expected.put("trailing tokens", "400 (none)");
 		outcomes.put("valid", post("{\"text\":\"a\",\"day\":\"1990-01-01\",\"id\":\"" + ID + "\"}"));
 		expected.put("valid", "200");
 		assertThat(outcomes).isEqualTo(expected);
