@@ -48,8 +48,7 @@ class ArchitectureTests {
 	@Test
 	void nothingDependsOnTheHttpAnswersToFailures() {
 		// Only Spring calls failure's advice: a feature that named it would be choosing
-		// its
-		// own HTTP answer again.
+		// its own HTTP answer again.
 		noClasses().that()
 			.resideOutsideOfPackage("..profiles.failure..")
 			.should()

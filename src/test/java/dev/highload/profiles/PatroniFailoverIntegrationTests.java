@@ -219,8 +219,7 @@ class PatroniFailoverIntegrationTests {
 	void killedLeaderIsReplacedByPatroniWithoutLosingAcknowledgedWrites() throws Exception {
 		String oldLeader = leader(NODES);
 		// The check counts every row without its own marker as unexpected, and the tests
-		// of
-		// the locks registered users: start empty.
+		// of the locks registered users: start empty.
 		HA.psql(oldLeader, "profiles", "TRUNCATE users CASCADE");
 		PatroniTarget target = new PatroniTarget(HA.address("lb", 8080).resolve("/user/register"), oldLeader);
 
@@ -383,8 +382,7 @@ class PatroniFailoverIntegrationTests {
 
 		void reconnect() throws Exception {
 			// With its address and its db-network name again: its REST API listens on
-			// that
-			// address, and the others reach it by that name.
+			// that address, and the others reach it by that name.
 			network("connect", List.of("--ip", this.address.get(), "--alias", this.leader + "-db"));
 		}
 

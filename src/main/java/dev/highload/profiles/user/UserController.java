@@ -159,8 +159,7 @@ class UserController {
 							required = false) UUID after,
 			HttpServletRequest http, HttpServletResponse httpResponse) {
 		// Binding reads "limit=" as the default and "after=" as absent; an empty value is
-		// a
-		// client's mistake, not a request for the first page of 100.
+		// a client's mistake, not a request for the first page of 100.
 		for (String name : EMPTY_NOT_ALLOWED) {
 			if ("".equals(http.getParameter(name))) {
 				throw new InvalidParameterException(name, "must not be empty");

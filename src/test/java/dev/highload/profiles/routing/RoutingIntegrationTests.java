@@ -121,8 +121,7 @@ class RoutingIntegrationTests {
 			assertThat(missedOnReplica1).as("reads that reached the paused replica").isPositive();
 			assertThat(rechecked() - recheckedBefore).as("misses read again").isEqualTo(missedOnReplica1);
 			// Read again on replica2, which has them; the primary only if replica2 had
-			// not
-			// replayed the primary's position within the wait.
+			// not replayed the primary's position within the wait.
 			assertThat(after.get("replica2") - before.get("replica2") + after.get("primary") - before.get("primary"))
 				.isEqualTo(160);
 			assertThat(after.get("primary") - before.get("primary")).as("reads on the primary")

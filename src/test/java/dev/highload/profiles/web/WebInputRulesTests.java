@@ -129,8 +129,7 @@ class WebInputRulesTests {
 	@Test
 	void aBodyAboveTheLimitIs413BeforeAnythingReadsIt() {
 		// RequestBodyLimitFilter (the problem body comes from ProblemErrorController in
-		// the
-		// container; RequestBodyLimitFilterTests reads a chunked body).
+		// the container; RequestBodyLimitFilterTests reads a chunked body).
 		MvcTestResult result = this.mvc.post()
 			.uri("/probe")
 			.contentType(MediaType.APPLICATION_JSON)
