@@ -368,8 +368,7 @@ final class LostWriteCheck {
 				}
 			}
 			finally {
-				// A writer finishes the key it holds: retried until acknowledged or its
-				// own deadline.
+				// A writer finishes its key: retried until acknowledged or out of time.
 				this.stop.set(true);
 				writers.shutdown();
 				if (!writers.awaitTermination(this.settings.retryDeadline().toSeconds() + 60, TimeUnit.SECONDS)) {

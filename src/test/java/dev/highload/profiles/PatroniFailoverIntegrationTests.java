@@ -232,8 +232,7 @@ class PatroniFailoverIntegrationTests {
 		assertThat(report.newPrimary()).isNotEqualTo(oldLeader);
 		LostWriteCheck.assertEachKeyMapsToOneUser(report, ACKNOWLEDGED);
 
-		// The old leader's machine comes back; Patroni rewinds it and it follows the new
-		// one.
+		// The old leader's machine comes back; Patroni rewinds it to follow the new one.
 		long restarted = System.nanoTime();
 		ComposeProject.Result start = HA.compose(Duration.ofMinutes(2), "start", oldLeader);
 		assertThat(start.exitCode()).as(start.output()).isZero();

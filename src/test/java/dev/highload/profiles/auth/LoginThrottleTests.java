@@ -64,8 +64,7 @@ class LoginThrottleTests {
 		failFreely(this.account);
 		this.clock.advance(Duration.ofSeconds(1));
 		assertThat(attempt(this.account)).isZero();
-		// The delay is now 2 s from that failure; knocking all through it changes
-		// nothing.
+		// Now 2 s from that failure: knocking all through the delay changes nothing.
 		for (int i = 0; i < 199; i++) {
 			assertThat(attempt(this.account)).isBetween(1L, 2L);
 			this.clock.advance(Duration.ofMillis(10));

@@ -98,8 +98,7 @@ class RoutingIntegrationTests {
 		List<UUID> ids = new ArrayList<>();
 		try {
 			this.cluster.execute("replica1", "SELECT pg_wal_replay_pause()");
-			// ANY 1: replica2 alone acknowledges these commits; replica1 does not see
-			// them.
+			// ANY 1: replica2 alone acknowledges these commits; replica1 never sees them.
 			for (int i = 0; i < 20; i++) {
 				ids.add(this.api.register("Lagging", "Replica", "secret-password"));
 			}

@@ -38,8 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * controller tests of user and auth check the same rules on the real endpoints.
  */
 // The slice includes the package's filters, interceptors and advice, but not its
-// configuration classes: the JSON rules are added, so that bodies are read as in the
-// service.
+// configuration classes: the JSON rules are added, so bodies are read as in the service.
 @WebMvcTest(controllers = WebInputRulesTests.Probe.class,
 		includeFilters = @ComponentScan.Filter(type = FilterType.REGEX,
 				pattern = "dev\\.highload\\.profiles\\.web\\.StrictJsonConfiguration"),
