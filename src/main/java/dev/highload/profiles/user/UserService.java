@@ -39,7 +39,7 @@ import org.springframework.stereotype.Service;
  * repeats a read whose connection broke on another node.
  */
 @Service
-public class UserService implements CredentialStore {
+class UserService implements CredentialStore {
 
 	/** How far other instances' clocks may be ahead of this one's. */
 	static final long CLOCK_SKEW_MILLIS = 1000;
@@ -88,7 +88,7 @@ public class UserService implements CredentialStore {
 	 * @return the profile, with the position the read saw
 	 * @throws UserNotFoundException if a node that would show the id does not have it
 	 */
-	public Positioned<UserProfile> get(UUID id, WalPosition atLeast) {
+	Positioned<UserProfile> get(UUID id, WalPosition atLeast) {
 		Positioned<Optional<UserProfile>> read = byId(id, atLeast, this.profiles::findById);
 		UserProfile profile = read.value().orElseThrow(() -> new UserNotFoundException(id, read.seen()));
 		return new Positioned<>(profile, read.covered(), read.seen(), read.standby());
