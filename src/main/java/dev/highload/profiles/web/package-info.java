@@ -1,5 +1,2 @@
-/**
- * Cross-cutting HTTP concerns: request ids, the input rules and the shape of RFC 9457
- * problem responses; no feature.
- */
+/** Cross-cutting HTTP: request ids, the input rules, the shape of problem answers. */
 package dev.highload.profiles.web;
