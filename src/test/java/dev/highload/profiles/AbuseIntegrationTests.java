@@ -100,8 +100,7 @@ class AbuseIntegrationTests {
 		// Another account from the same client is not affected.
 		UUID other = this.api.register(ApiClient.uniqueName(), ApiClient.uniqueName(), "secret-password");
 		assertThat(client.login(other, "secret-password").status()).isEqualTo(200);
-		// Once the delay has passed an attempt goes through, and the next waits twice as
-		// long.
+		// Past the delay an attempt goes through, and the next waits twice as long.
 		Thread.sleep(retryAfter(refused) * 1000);
 		assertThat(client.login(id, "wrong-password").status()).isEqualTo(401);
 		ApiClient.Response longer = client.login(id, "wrong-password");
@@ -208,8 +207,7 @@ class AbuseIntegrationTests {
 		ApiClient.Response noNames = this.api.get("/user/search?=%C2%A9&=a");
 		assertThat(noNames.status()).isEqualTo(400);
 		UserApiIntegrationTests.assertProblem(noNames);
-		// A request line above Tomcat's limit is refused before any servlet: still a
-		// problem.
+		// Tomcat refuses an over-long request line before any servlet: still a problem.
 		ApiClient.Response tooLong = this.api.get("/user/search?first_name=" + "a".repeat(20_000) + "&last_name=b");
 		assertThat(tooLong.status()).isEqualTo(400);
 		assertThat(tooLong.contentType()).startsWith("application/problem+json");
@@ -248,8 +246,7 @@ class AbuseIntegrationTests {
 			JsonNode operation = paths.get(path).propertyStream().findFirst().orElseThrow().getValue();
 			assertThat(operation.get("responses").propertyNames()).as(path)
 				.containsExactlyInAnyOrderElementsOf(statuses);
-			// Every one of them answers a consistency token, and all but the registration
-			// take one.
+			// Each answers a consistency token; all but the registration take one.
 			assertThat(operation.get("responses").get("200").get("headers").propertyNames()).as(path)
 				.contains("Consistency-Token");
 			List<String> parameters = new ArrayList<>();

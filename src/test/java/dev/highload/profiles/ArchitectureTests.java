@@ -6,17 +6,22 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.repository.Repository;
+import org.springframework.http.ProblemDetail;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Service;
+import org.springframework.web.ErrorResponse;
+import org.springframework.web.ErrorResponseException;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.server.ResponseStatusException;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 /**
- * The package dependencies as they are meant to be: features on top (user, auth, seed),
- * cross-cutting HTTP concerns (web) and database plumbing (routing, cluster) underneath,
- * depending on no feature.
+ * The package dependencies as they are meant to be: the HTTP answers to failures
+ * (failure) on top, knowing every package and known by none; features under it (user,
+ * auth, seed); cross-cutting HTTP concerns (web) and database plumbing (routing, cluster)
+ * underneath, depending on no feature, and routing on nothing of HTTP.
  */
 class ArchitectureTests {
 
@@ -30,13 +35,49 @@ class ArchitectureTests {
 	}
 
 	@Test
-	void theWebLayerMapsOnlyTheServicesOwnExceptionsAndKnowsNoFeature() {
+	void theWebLayerKnowsNoFeatureAndNoFailure() {
 		noClasses().that()
 			.resideInAPackage("..profiles.web..")
 			.should()
 			.dependOnClassesThat()
 			.resideInAnyPackage("..profiles.user..", "..profiles.auth..", "..profiles.seed..", "..profiles.routing..",
-					"..profiles.cluster..")
+					"..profiles.cluster..", "..profiles.failure..")
+			.check(MAIN);
+	}
+
+	@Test
+	void nothingDependsOnTheHttpAnswersToFailures() {
+		// Only Spring calls failure's advice: a feature that named it would be choosing
+		// its own HTTP answer again.
+		noClasses().that()
+			.resideOutsideOfPackage("..profiles.failure..")
+			.should()
+			.dependOnClassesThat()
+			.resideInAPackage("..profiles.failure..")
+			.check(MAIN);
+	}
+
+	@Test
+	void onlyTheWebLayerAndFailureMakeProblemAnswers() {
+		// The features and routing throw exceptions that say what happened; failure turns
+		// them into answers (web's InvalidParameterException is web's own input rule).
+		noClasses().that()
+			.resideOutsideOfPackages("..profiles.failure..", "..profiles.web..")
+			.should()
+			.dependOnClassesThat()
+			.belongToAnyOf(ProblemDetail.class, ErrorResponse.class, ErrorResponseException.class,
+					ResponseStatusException.class)
+			.check(MAIN);
+	}
+
+	@Test
+	void routingDependsOnNoWebType() {
+		noClasses().that()
+			.resideInAPackage("..profiles.routing..")
+			.should()
+			.dependOnClassesThat()
+			.resideInAnyPackage("org.springframework.web..", "org.springframework.http..", "jakarta.servlet..",
+					"..profiles.web..", "..profiles.failure..")
 			.check(MAIN);
 	}
 
@@ -83,7 +124,8 @@ class ArchitectureTests {
 			.resideInAnyPackage("..profiles.routing..", "..profiles.cluster..")
 			.should()
 			.dependOnClassesThat()
-			.resideInAnyPackage("..profiles.user..", "..profiles.auth..", "..profiles.seed..", "..profiles.web..")
+			.resideInAnyPackage("..profiles.user..", "..profiles.auth..", "..profiles.seed..", "..profiles.web..",
+					"..profiles.failure..")
 			.check(MAIN);
 	}
 

@@ -115,10 +115,8 @@ class ComposeFailoverIntegrationTests {
 			String pids = psql("primary", "postgres", "SELECT string_agg(pid::text, ' ') FROM pg_stat_replication");
 			assertThat(pids).as("walsenders on the primary").isNotBlank();
 			// As postgres, the walsenders' owner (root in the container has no capability
-			// to
-			// signal another user's process): bash's own kill, since the image need not
-			// ship
-			// procps.
+			// to signal another user's process): bash's own kill, since the image need
+			// not ship procps.
 			ComposeProject.Result stop = compose(Duration.ofSeconds(30), "exec", "-T", "-u", "postgres", "primary",
 					"bash", "-c", "kill -STOP " + pids);
 			assertThat(stop.exitCode()).as(stop.output()).isZero();

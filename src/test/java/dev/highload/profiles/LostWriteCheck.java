@@ -368,9 +368,7 @@ final class LostWriteCheck {
 				}
 			}
 			finally {
-				// A writer finishes the key it holds: retried until acknowledged or its
-				// own
-				// deadline.
+				// A writer finishes its key: retried until acknowledged or out of time.
 				this.stop.set(true);
 				writers.shutdown();
 				if (!writers.awaitTermination(this.settings.retryDeadline().toSeconds() + 60, TimeUnit.SECONDS)) {
@@ -723,8 +721,7 @@ final class LostWriteCheck {
 				.descendants()
 				.forEach((p) -> pids.add(p.pid()));
 			// A backend that exits between the listing and the kill makes kill exit 1;
-			// the
-			// others are killed all the same.
+			// the others are killed all the same.
 			signal("KILL", pids, false);
 			ProcessHandle.of(postmaster).ifPresent((p) -> p.onExit().join());
 		}

@@ -26,8 +26,7 @@ class LostWriteIntegrationTests {
 	private static final int[] PORTS = { 29432, 29433, 29434 };
 
 	private static LostWriteCheck.Settings settings(boolean synchronous) {
-		// About 60 registrations a second fit on 2 cores (Argon2id); the limit is
-		// generous.
+		// About 60 registrations a second fit on 2 cores (Argon2id): a generous limit.
 		Duration timeLimit = Duration.ofSeconds(120 + ACKNOWLEDGED / 10);
 		return new LostWriteCheck.Settings(synchronous, WRITERS, ACKNOWLEDGED / 2, ACKNOWLEDGED, STALL, timeLimit,
 				Path.of("target/lost-write"));

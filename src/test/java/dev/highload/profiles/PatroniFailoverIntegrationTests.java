@@ -219,8 +219,7 @@ class PatroniFailoverIntegrationTests {
 	void killedLeaderIsReplacedByPatroniWithoutLosingAcknowledgedWrites() throws Exception {
 		String oldLeader = leader(NODES);
 		// The check counts every row without its own marker as unexpected, and the tests
-		// of
-		// the locks registered users: start empty.
+		// of the locks registered users: start empty.
 		HA.psql(oldLeader, "profiles", "TRUNCATE users CASCADE");
 		PatroniTarget target = new PatroniTarget(HA.address("lb", 8080).resolve("/user/register"), oldLeader);
 
@@ -233,8 +232,7 @@ class PatroniFailoverIntegrationTests {
 		assertThat(report.newPrimary()).isNotEqualTo(oldLeader);
 		LostWriteCheck.assertEachKeyMapsToOneUser(report, ACKNOWLEDGED);
 
-		// The old leader's machine comes back; Patroni rewinds it and it follows the new
-		// one.
+		// The old leader's machine comes back; Patroni rewinds it to follow the new one.
 		long restarted = System.nanoTime();
 		ComposeProject.Result start = HA.compose(Duration.ofMinutes(2), "start", oldLeader);
 		assertThat(start.exitCode()).as(start.output()).isZero();
@@ -383,8 +381,7 @@ class PatroniFailoverIntegrationTests {
 
 		void reconnect() throws Exception {
 			// With its address and its db-network name again: its REST API listens on
-			// that
-			// address, and the others reach it by that name.
+			// that address, and the others reach it by that name.
 			network("connect", List.of("--ip", this.address.get(), "--alias", this.leader + "-db"));
 		}
 

@@ -116,8 +116,7 @@ class UserApiIntegrationTests {
 
 	@Test
 	void lengthsCountCharactersAsTheOpenApiDocumentDoes() {
-		// U+1D400.., mathematical bold letters: \p{L}, outside the BMP, two UTF-16 units
-		// each.
+		// Mathematical bold letters (U+1D400..): \p{L}, astral, two UTF-16 units each.
 		String bold = new String(Character.toChars(0x1D400)) + new String(Character.toChars(0x1D401));
 		String sevenCharacters = "abcde" + bold;
 		ApiClient.Response shortPassword = this.api.post("/user/register",

@@ -1,37 +1,47 @@
 package dev.highload.profiles.auth;
 
-import org.springframework.http.HttpStatus;
-import org.springframework.http.ProblemDetail;
-import org.springframework.web.ErrorResponseException;
-
 /**
- * 401. Login failures carry one fixed detail whatever went wrong, so the response does
- * not tell an unknown id from a wrong password.
+ * A request that needed a user could not be tied to one: no bearer token, a token that is
+ * invalid or expired, or a login with an unknown id or a wrong password. Which of the two
+ * a login failed on is not kept, so no answer can tell them apart.
  */
-class AuthenticationFailedException extends ErrorResponseException {
+public final class AuthenticationFailedException extends RuntimeException {
 
-	private AuthenticationFailedException(String detail, String challenge) {
-		super(HttpStatus.UNAUTHORIZED, problem(detail), null);
-		getHeaders().set("WWW-Authenticate", challenge);
+	/** What was wrong with the request's credentials. */
+	public enum Reason {
+
+		/** A login whose id is unknown or whose password is wrong. */
+		BAD_CREDENTIALS,
+
+		/** No bearer token in the Authorization header. */
+		MISSING_TOKEN,
+
+		/** A bearer token that is malformed, not signed by a known key, or expired. */
+		INVALID_TOKEN
+
+	}
+
+	private final Reason reason;
+
+	private AuthenticationFailedException(Reason reason) {
+		super("Authentication failed: " + reason);
+		this.reason = reason;
 	}
 
 	static AuthenticationFailedException badCredentials() {
-		return new AuthenticationFailedException("Invalid id or password", "Bearer");
+		return new AuthenticationFailedException(Reason.BAD_CREDENTIALS);
 	}
 
 	static AuthenticationFailedException missingToken() {
-		return new AuthenticationFailedException("A bearer token is required", "Bearer");
+		return new AuthenticationFailedException(Reason.MISSING_TOKEN);
 	}
 
 	static AuthenticationFailedException invalidToken() {
-		return new AuthenticationFailedException("The bearer token is invalid or expired",
-				"Bearer error=\"invalid_token\"");
+		return new AuthenticationFailedException(Reason.INVALID_TOKEN);
 	}
 
-	private static ProblemDetail problem(String detail) {
-		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.UNAUTHORIZED, detail);
-		problem.setTitle("Unauthorized");
-		return problem;
+	public Reason reason() {
+		return this.reason;
 	}
 
 }

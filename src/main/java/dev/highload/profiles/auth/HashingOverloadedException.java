@@ -1,12 +1,13 @@
 package dev.highload.profiles.auth;
 
-import dev.highload.profiles.routing.RetryLaterException;
-
-/** The password-hashing queue is full: the client should retry shortly. */
-class HashingOverloadedException extends RetryLaterException {
+/**
+ * The password-hashing queue is full: nothing was hashed, and a retry shortly may find
+ * room.
+ */
+public final class HashingOverloadedException extends RuntimeException {
 
 	HashingOverloadedException() {
-		super("Overloaded", "Too many registrations and logins in progress; retry shortly", null);
+		super("The password-hashing queue is full");
 	}
 
 }

@@ -4,10 +4,10 @@ import java.util.UUID;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.highload.profiles.web.CanonicalUuid;
+import dev.highload.profiles.web.CodePointLength;
 import dev.highload.profiles.web.StorableText;
 import io.swagger.v3.oas.annotations.media.Schema;
 import jakarta.validation.constraints.NotNull;
-import jakarta.validation.constraints.Size;
 
 /**
  * The body of {@code POST /login}.
@@ -17,7 +17,7 @@ import jakarta.validation.constraints.Size;
  */
 @Schema(additionalProperties = Schema.AdditionalPropertiesValue.FALSE)
 record LoginRequest(@JsonProperty("id") @NotNull @Schema(format = "uuid", pattern = CanonicalUuid.PATTERN) UUID id,
-		@JsonProperty("password") @NotNull @Size(min = 1,
+		@JsonProperty("password") @NotNull @CodePointLength(min = 1,
 				max = 128) @Schema(pattern = StorableText.PATTERN) String password) {
 
 	@Override

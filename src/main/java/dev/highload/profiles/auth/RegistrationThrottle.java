@@ -32,8 +32,8 @@ public class RegistrationThrottle {
 	 * Counts a registration from the client.
 	 * @param remoteAddress the client's address ({@code getRemoteAddr()}: the socket's
 	 * peer, or what a trusted proxy forwarded, see {@link ThrottleProperties})
-	 * @throws org.springframework.web.ErrorResponseException 429 with Retry-After if the
-	 * client has used up its registrations for now
+	 * @throws TooManyAttemptsException if the client has used up its registrations for
+	 * now
 	 */
 	public void acquire(String remoteAddress) {
 		long wait = this.addresses.tryAcquire(ClientAddress.key(remoteAddress));

@@ -1,39 +1,50 @@
 package dev.highload.profiles.auth;
 
-import org.springframework.http.HttpHeaders;
-import org.springframework.http.HttpStatus;
-import org.springframework.http.ProblemDetail;
-import org.springframework.web.ErrorResponseException;
-
 /**
- * 429 with Retry-After: a client has used up its attempts for now, or an account must
- * wait before its next login attempt.
+ * A client has used up its attempts for now, or an account must wait before its next
+ * login attempt.
  */
-class TooManyAttemptsException extends ErrorResponseException {
+public final class TooManyAttemptsException extends RuntimeException {
 
-	private TooManyAttemptsException(String detail, long retryAfterSeconds) {
-		super(HttpStatus.TOO_MANY_REQUESTS, problem(detail), null);
-		getHeaders().set(HttpHeaders.RETRY_AFTER, Long.toString(retryAfterSeconds));
+	/** Which attempts were used up. */
+	public enum Attempts {
+
+		/**
+		 * Logins: the account must wait or the address is blocked, told apart nowhere, so
+		 * that an answer does not say whether the id exists.
+		 */
+		LOGINS,
+
+		/** Registrations from one client address. */
+		REGISTRATIONS
+
 	}
 
-	/**
-	 * The same words whether the account must wait or the address is blocked, and whether
-	 * or not the id exists.
-	 */
+	private final Attempts attempts;
+
+	private final long retryAfterSeconds;
+
+	private TooManyAttemptsException(Attempts attempts, long retryAfterSeconds) {
+		super("Too many " + attempts + "; the next may come in " + retryAfterSeconds + " s");
+		this.attempts = attempts;
+		this.retryAfterSeconds = retryAfterSeconds;
+	}
+
 	static TooManyAttemptsException logins(long retryAfterSeconds) {
-		return new TooManyAttemptsException("Too many failed logins; retry after the time in Retry-After",
-				retryAfterSeconds);
+		return new TooManyAttemptsException(Attempts.LOGINS, retryAfterSeconds);
 	}
 
 	static TooManyAttemptsException registrations(long retryAfterSeconds) {
-		return new TooManyAttemptsException(
-				"Too many registrations from this address; retry after the time in Retry-After", retryAfterSeconds);
+		return new TooManyAttemptsException(Attempts.REGISTRATIONS, retryAfterSeconds);
 	}
 
-	private static ProblemDetail problem(String detail) {
-		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS, detail);
-		problem.setTitle("Too many requests");
-		return problem;
+	public Attempts attempts() {
+		return this.attempts;
+	}
+
+	/** The whole seconds until the next attempt may go ahead, at least 1. */
+	public long retryAfterSeconds() {
+		return this.retryAfterSeconds;
 	}
 
 }

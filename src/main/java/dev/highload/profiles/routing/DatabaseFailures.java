@@ -11,15 +11,14 @@ import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.TransientDataAccessException;
 import org.springframework.transaction.CannotCreateTransactionException;
-import org.springframework.web.ErrorResponseException;
 
 /**
- * The one place that reads a database failure and decides what it means to a client.
+ * The one place that reads a database failure and decides what it means for the request.
  * Every {@code @Service} call passes through it ({@link DatabaseFailureTranslation}),
  * outside the transaction, so a failed commit is translated too. What leaves a service is
- * then one of the service's own exceptions, {@link OutcomeUnknownException} or
- * {@link DatabaseUnavailableException}, {@link QueryCancelledException}, or the failure
- * as it was.
+ * then a {@link DatabaseFailureException} ({@link OutcomeUnknownException},
+ * {@link DatabaseUnavailableException} or {@link QueryCancelledException}) or the failure
+ * as it was; the failure package turns each into its HTTP answer.
  * <p>
  * The SQLStates, once:
  * <ul>
@@ -29,7 +28,7 @@ import org.springframework.web.ErrorResponseException;
  * commit was sent;</li>
  * <li>57014 (query_canceled, a statement past its pool's statement timeout): the
  * statement was too slow and the server cancelled it; the connection is fine. It is not
- * repeated, and answered 503 with Retry-After;</li>
+ * repeated;</li>
  * <li>class 53 (insufficient resources) and 25006 (a read-only node, met by a write after
  * a failover): the database cannot take the request now, and a retry may succeed;</li>
  * <li>a commit that no synchronous standby confirmed is
@@ -67,8 +66,8 @@ public final class DatabaseFailures {
 	 * The service's own exception for a database failure, or {@code ex} itself if none.
 	 */
 	public static RuntimeException translate(RuntimeException ex) {
-		if (ex instanceof ErrorResponseException) {
-			// Already the service's own, from a nested service call.
+		if (ex instanceof DatabaseFailureException) {
+			// Already translated, by a nested service call.
 			return ex;
 		}
 		if (cause(ex, UnconfirmedCommitException.class) != null) {

@@ -4,10 +4,10 @@ package dev.highload.profiles.routing;
  * The database cannot serve the request right now (no connection, a node shutting down, a
  * read-only node): nothing was written, and a retry shortly may succeed.
  */
-public class DatabaseUnavailableException extends RetryLaterException {
+public final class DatabaseUnavailableException extends DatabaseFailureException {
 
 	DatabaseUnavailableException(Throwable cause) {
-		super("Database unavailable", "The database cannot serve this request right now; retry shortly", cause);
+		super("The database cannot serve the request right now", cause);
 	}
 
 }

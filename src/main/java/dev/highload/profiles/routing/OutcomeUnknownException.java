@@ -4,11 +4,10 @@ package dev.highload.profiles.routing;
  * A write reached the primary, but no replica confirmed it in time, or the connection
  * broke during its commit: it may or may not have taken effect.
  */
-public class OutcomeUnknownException extends RetryLaterException {
+public final class OutcomeUnknownException extends DatabaseFailureException {
 
 	OutcomeUnknownException(Throwable cause) {
-		super("Outcome unknown", "The write reached the primary, but no replica confirmed it in time: its outcome "
-				+ "is unknown. Check whether it took effect before repeating it", cause);
+		super("The write reached the primary, but its commit was not confirmed", cause);
 	}
 
 }

@@ -6,11 +6,10 @@ package dev.highload.profiles.routing;
  * nothing was written. It is not repeated anywhere, since the node that was too slow is
  * no reason to load another one with the same work; the client may retry shortly.
  */
-public class QueryCancelledException extends RetryLaterException {
+public final class QueryCancelledException extends DatabaseFailureException {
 
 	QueryCancelledException(Throwable cause) {
-		super("Query timed out", "The database did not finish this request within its statement timeout and "
-				+ "cancelled it; nothing was changed. Retry shortly", cause);
+		super("The database cancelled a statement past its statement timeout", cause);
 	}
 
 }

@@ -42,6 +42,33 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * checked against the primary's, which a fetch shared by every caller keeps to a bounded
  * number of queries ({@link PrimaryPositions}); a position beyond the primary's is taken
  * as the primary's.
+ * <h2>Everything else that decides where a statement goes</h2> This is the only place
+ * that explains it; the other classes only do their part.
+ * <ul>
+ * <li>Every read of a request (a profile, a search, the password hash of a login, the
+ * position after a write) calls {@link #read} or {@link #afterWrite}, through the user
+ * service. Reads are single statements on auto-commit connections: no transaction, so no
+ * transaction setting affects them.</li>
+ * <li>A write, and whatever its transaction reads (a registration looks its key up under
+ * an advisory lock), runs in an {@code @Transactional} service method on the
+ * application's DataSource ({@link DataSourceConfiguration}): a
+ * {@code LazyConnectionDataSourceProxy}, which takes no connection before the
+ * transaction's first statement, over {@link SynchronousCommitCheck}, over the write
+ * pool, whose URL lists every node with {@code targetServerType=primary}. It always
+ * reaches the primary, and finds a promoted one by itself.</li>
+ * <li>{@code @Transactional(readOnly = true)} routes nothing: no DataSource here keys on
+ * the flag. On a service class it only makes a method that forgot its own
+ * {@code @Transactional} run in a read-only transaction, so it cannot write by
+ * accident.</li>
+ * <li>{@link ReadOnlyNodeEviction} keeps the write pool on the primary after a demotion:
+ * a connection that met a read-only node (25006) is evicted, and the next one finds the
+ * new primary.</li>
+ * <li>With {@code app.db.read-from-replicas=false} the router has no read pools, and
+ * every read runs on the write pool: the primary.</li>
+ * <li>{@link SchemaOwnerConnections} serves Flyway and the seeder, on the primary as the
+ * schema's owner; no request reads through it. The replication metrics read the primary's
+ * {@code pg_stat_replication} through the write pool.</li>
+ * </ul>
  */
 public final class ReadRouter implements AutoCloseable {
 

@@ -11,7 +11,7 @@ import java.sql.SQLWarning;
  * <p>
  * SQLState 08007, "transaction resolution unknown".
  */
-public class UnconfirmedCommitException extends SQLException {
+class UnconfirmedCommitException extends SQLException {
 
 	UnconfirmedCommitException(SQLWarning warning) {
 		super("Commit not confirmed by a synchronous standby: " + warning.getMessage(), "08007", warning);

@@ -1,4 +1,2 @@
-/**
- * Read/write routing: a primary pool, a replica pool and the lazy proxy that chooses.
- */
+/** Which node runs each statement, and what a database failure means; no HTTP. */
 package dev.highload.profiles.routing;

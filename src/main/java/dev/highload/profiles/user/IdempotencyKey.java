@@ -5,10 +5,7 @@ import java.util.Enumeration;
 import java.util.List;
 import java.util.UUID;
 
-import dev.highload.profiles.routing.RetryLaterException;
 import dev.highload.profiles.web.InvalidParameterException;
-
-import org.springframework.http.ProblemDetail;
 
 /**
  * The key that makes a registration happen at most once: the {@code Idempotency-Key}
@@ -37,9 +34,6 @@ record IdempotencyKey(String value) {
 	static final String HEADER_PATTERN = "^[\\t\\x20-\\x7E]+$";
 
 	static final int HEADER_MAX_LENGTH = 2 + 2 * MAX_LENGTH;
-
-	/** The problem member that names the key a 503 should be retried with. */
-	static final String PROBLEM_MEMBER = "idempotency_key";
 
 	/**
 	 * The key of a request.
@@ -84,21 +78,6 @@ record IdempotencyKey(String value) {
 	/** The key as a Structured Field string, as a client sends it back. */
 	String headerValue() {
 		return "\"" + this.value.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
-	}
-
-	/**
-	 * Names this key in a 503 for a registration: every such registration may be retried
-	 * safely with it, and after "Outcome unknown" only a retry with it can tell whether
-	 * the user exists.
-	 * @param ex the problem, changed in place
-	 * @return {@code ex}
-	 */
-	RetryLaterException retryWith(RetryLaterException ex) {
-		ProblemDetail problem = ex.getBody();
-		problem.setProperty(PROBLEM_MEMBER, this.value);
-		problem.setDetail(problem.getDetail() + ". Retry with " + HEADER + ": " + headerValue()
-				+ " and the same body: the user is then registered once, whatever happened to this attempt");
-		return ex;
 	}
 
 	/**

@@ -8,12 +8,12 @@ import java.security.NoSuchAlgorithmException;
 import java.time.LocalDate;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.highload.profiles.web.CodePointLength;
 import dev.highload.profiles.web.StorableText;
 import io.swagger.v3.oas.annotations.media.Schema;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Past;
 import jakarta.validation.constraints.Pattern;
-import jakarta.validation.constraints.Size;
 
 /**
  * The body of {@code POST /user/register}. Unknown fields are rejected by the JSON
@@ -28,17 +28,17 @@ import jakarta.validation.constraints.Size;
  */
 @Schema(additionalProperties = Schema.AdditionalPropertiesValue.FALSE)
 record RegisterRequest(
-		@JsonProperty("first_name") @NotNull @Size(min = 1, max = 100) @Pattern(regexp = NAME,
+		@JsonProperty("first_name") @NotNull @CodePointLength(min = 1, max = 100) @Pattern(regexp = NAME,
 				message = NAME_MESSAGE) String firstName,
-		@JsonProperty("second_name") @NotNull @Size(min = 1, max = 100) @Pattern(regexp = NAME,
+		@JsonProperty("second_name") @NotNull @CodePointLength(min = 1, max = 100) @Pattern(regexp = NAME,
 				message = NAME_MESSAGE) String secondName,
 		@JsonProperty("birthdate") @NotNull @Past @NotBefore("1900-01-01") @Schema(format = "date",
 				description = "yyyy-MM-dd, in the past and not before 1900-01-01") LocalDate birthdate,
-		@JsonProperty("biography") @Size(max = 2000) @Schema(types = {
+		@JsonProperty("biography") @CodePointLength(max = 2000) @Schema(types = {
 				"string", "null" }, pattern = StorableText.PATTERN) String biography,
-		@JsonProperty("city") @Size(max = 100) @Pattern(regexp = CITY,
+		@JsonProperty("city") @CodePointLength(max = 100) @Pattern(regexp = CITY,
 				message = CITY_MESSAGE) @Schema(types = { "string", "null" }) String city,
-		@JsonProperty("password") @NotNull @Size(min = 8,
+		@JsonProperty("password") @NotNull @CodePointLength(min = 8,
 				max = 128) @Schema(pattern = StorableText.PATTERN) String password){
 
 	/**

@@ -3,12 +3,14 @@ package dev.highload.profiles.user;
 import java.util.List;
 import java.util.UUID;
 
+import dev.highload.profiles.auth.HashingOverloadedException;
 import dev.highload.profiles.auth.RegistrationThrottle;
 import dev.highload.profiles.auth.TokenService;
+import dev.highload.profiles.routing.DatabaseFailureException;
 import dev.highload.profiles.routing.Positioned;
-import dev.highload.profiles.routing.RetryLaterException;
 import dev.highload.profiles.routing.WalPosition;
 import dev.highload.profiles.web.CanonicalUuid;
+import dev.highload.profiles.web.CodePointLength;
 import dev.highload.profiles.web.ConsistencyTokens;
 import dev.highload.profiles.web.ConsistentRead;
 import dev.highload.profiles.web.InvalidParameterException;
@@ -28,7 +30,6 @@ import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.Pattern;
-import jakarta.validation.constraints.Size;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
@@ -102,8 +103,8 @@ class UserController {
 		try {
 			id = this.registrations.register(request, key);
 		}
-		catch (RetryLaterException ex) {
-			throw key.retryWith(ex);
+		catch (DatabaseFailureException | HashingOverloadedException ex) {
+			throw new UnfinishedRegistrationException(key, ex);
 		}
 		WalPosition written = this.users.positionAfterWrite();
 		if (written.offset() > 0) {
@@ -148,9 +149,9 @@ class UserController {
 					array = @ArraySchema(schema = @Schema(implementation = UserProfile.class))))
 	@ProblemResponses({ 400, 503 })
 	ResponseEntity<List<EncodedProfile>> search(
-			@RequestParam("first_name") @Size(min = 1, max = 100) @Pattern(regexp = PREFIX,
+			@RequestParam("first_name") @CodePointLength(min = 1, max = 100) @Pattern(regexp = PREFIX,
 					message = PREFIX_MESSAGE) String firstName,
-			@RequestParam("last_name") @Size(min = 1, max = 100) @Pattern(regexp = PREFIX,
+			@RequestParam("last_name") @CodePointLength(min = 1, max = 100) @Pattern(regexp = PREFIX,
 					message = PREFIX_MESSAGE) String lastName,
 			@Parameter(description = "page size") @RequestParam(defaultValue = "100") @Min(1) @Max(1000) int limit,
 			@Parameter(description = "return users whose id is greater than this (the last id of the previous page)",
@@ -158,8 +159,7 @@ class UserController {
 							required = false) UUID after,
 			HttpServletRequest http, HttpServletResponse httpResponse) {
 		// Binding reads "limit=" as the default and "after=" as absent; an empty value is
-		// a
-		// client's mistake, not a request for the first page of 100.
+		// a client's mistake, not a request for the first page of 100.
 		for (String name : EMPTY_NOT_ALLOWED) {
 			if ("".equals(http.getParameter(name))) {
 				throw new InvalidParameterException(name, "must not be empty");

@@ -18,8 +18,8 @@ import tools.jackson.databind.annotation.JsonSerialize;
  */
 @JsonSerialize(using = UserProfileSerializer.class)
 @Schema(requiredProperties = { "id", "first_name", "second_name", "birthdate", "biography", "city" })
-public record UserProfile(@JsonProperty("id") @Schema(format = "uuid") String id,
-		@JsonProperty("first_name") String firstName, @JsonProperty("second_name") String secondName,
+record UserProfile(@JsonProperty("id") @Schema(format = "uuid") String id, @JsonProperty("first_name") String firstName,
+		@JsonProperty("second_name") String secondName,
 		@JsonProperty("birthdate") @Schema(format = "date") String birthdate,
 		@JsonProperty("biography") @Schema(types = {
 				"string", "null" }) String biography,

@@ -34,12 +34,12 @@ import org.springframework.stereotype.Service;
  * query: a flood of random ids never reaches the primary. Ids that are not version 7, or
  * made in the future, were made by nobody: final at once.
  * <p>
- * What a commit or a read throws is translated into the service's own answers by
- * {@code routing.DatabaseFailures} (503 with Retry-After); the router repeats a read
- * whose connection broke on another node.
+ * What a commit or a read throws is translated by {@code routing.DatabaseFailures} into
+ * what it means (answered 503 with Retry-After by the failure package); the router
+ * repeats a read whose connection broke on another node.
  */
 @Service
-public class UserService implements CredentialStore {
+class UserService implements CredentialStore {
 
 	/** How far other instances' clocks may be ahead of this one's. */
 	static final long CLOCK_SKEW_MILLIS = 1000;
@@ -88,7 +88,7 @@ public class UserService implements CredentialStore {
 	 * @return the profile, with the position the read saw
 	 * @throws UserNotFoundException if a node that would show the id does not have it
 	 */
-	public Positioned<UserProfile> get(UUID id, WalPosition atLeast) {
+	Positioned<UserProfile> get(UUID id, WalPosition atLeast) {
 		Positioned<Optional<UserProfile>> read = byId(id, atLeast, this.profiles::findById);
 		UserProfile profile = read.value().orElseThrow(() -> new UserNotFoundException(id, read.seen()));
 		return new Positioned<>(profile, read.covered(), read.seen(), read.standby());

@@ -1,5 +1,6 @@
 package dev.highload.profiles.web;
 
+import java.lang.annotation.Annotation;
 import java.math.BigDecimal;
 import java.util.Map;
 import java.util.Set;
@@ -19,15 +20,18 @@ import io.swagger.v3.oas.models.responses.ApiResponses;
 import io.swagger.v3.oas.models.security.SecurityScheme;
 import org.springdoc.core.customizers.OpenApiCustomizer;
 import org.springdoc.core.customizers.OperationCustomizer;
+import org.springdoc.core.customizers.ParameterCustomizer;
+import org.springdoc.core.customizers.PropertyCustomizer;
 
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
  * What the OpenAPI document says beyond what springdoc reads from the controllers: the
- * problem responses of {@link ProblemResponses}, with their media type and headers, and
- * the bearer scheme of {@code /user/me}. Schemathesis checks the running service against
- * this document in CI ({@code bench/schemathesis.sh}).
+ * problem responses of {@link ProblemResponses}, with their media type and headers, the
+ * bounds of {@link CodePointLength} and the bearer scheme of {@code /user/me}.
+ * Schemathesis checks the running service against this document in CI
+ * ({@code bench/schemathesis.sh}).
  */
 @Configuration(proxyBeanMethods = false)
 class ApiDocumentation {
@@ -131,6 +135,40 @@ class ApiDocumentation {
 			});
 			return operation;
 		};
+	}
+
+	/** A body property's {@link CodePointLength}, as springdoc writes {@code @Size}. */
+	@Bean
+	PropertyCustomizer codePointLengthProperties() {
+		return (property, type) -> {
+			if (type.getCtxAnnotations() != null) {
+				for (Annotation annotation : type.getCtxAnnotations()) {
+					if (annotation instanceof CodePointLength length) {
+						lengths(property, length);
+					}
+				}
+			}
+			return property;
+		};
+	}
+
+	/** A query parameter's {@link CodePointLength}. */
+	@Bean
+	ParameterCustomizer codePointLengthParameters() {
+		return (parameter, methodParameter) -> {
+			CodePointLength length = methodParameter.getParameterAnnotation(CodePointLength.class);
+			if (parameter != null && length != null && parameter.getSchema() != null) {
+				lengths(parameter.getSchema(), length);
+			}
+			return parameter;
+		};
+	}
+
+	private static void lengths(Schema<?> schema, CodePointLength length) {
+		schema.setMinLength(length.min());
+		if (length.max() != Integer.MAX_VALUE) {
+			schema.setMaxLength(length.max());
+		}
 	}
 
 	private static ApiResponse problemResponse(int status, String description) {

@@ -1,7 +1,6 @@
 package dev.highload.profiles.web;
 
 import java.lang.reflect.Field;
-import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -37,11 +36,11 @@ import org.springframework.web.method.annotation.MethodArgumentTypeMismatchExcep
 import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
 
 /**
- * Every error as an RFC 9457 problem detail with the request's id. Validation failures
- * list each field with its JSON name. The service's own exceptions carry their problem (a
- * database that cannot take the request is 503 with Retry-After, see
- * routing.DatabaseFailures). Anything unexpected is a 500 that says nothing about the
- * code; the details go to the log under the request id.
+ * Every error Spring MVC or the web layer raises, as an RFC 9457 problem detail with the
+ * request's id: malformed or invalid input is 400, validation failures list each field
+ * with its JSON name. What the features and the database report is answered before this
+ * advice is asked, by the failure package. Anything unexpected is a 500 that says nothing
+ * about the code; the details go to the log under the request id.
  */
 @RestControllerAdvice
 class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
@@ -164,10 +163,7 @@ class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
 		if (body instanceof ProblemDetail problem && request instanceof NativeWebRequest nativeRequest) {
 			HttpServletRequest servletRequest = nativeRequest.getNativeRequest(HttpServletRequest.class);
 			if (servletRequest != null) {
-				problem.setProperty("request_id", RequestIdFilter.of(servletRequest));
-				if (problem.getInstance() == null) {
-					problem.setInstance(URI.create(servletRequest.getRequestURI()));
-				}
+				Problems.identify(problem, servletRequest);
 			}
 		}
 		return super.createResponseEntity(body, headers, statusCode, request);

@@ -1,2 +1,2 @@
-/** Cross-cutting HTTP concerns: request ids and RFC 9457 problem responses. */
+/** Cross-cutting HTTP: request ids, the input rules, the shape of problem answers. */
 package dev.highload.profiles.web;

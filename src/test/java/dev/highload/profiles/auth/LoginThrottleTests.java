@@ -9,8 +9,6 @@ import java.util.UUID;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.http.HttpHeaders;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
@@ -66,8 +64,7 @@ class LoginThrottleTests {
 		failFreely(this.account);
 		this.clock.advance(Duration.ofSeconds(1));
 		assertThat(attempt(this.account)).isZero();
-		// The delay is now 2 s from that failure; knocking all through it changes
-		// nothing.
+		// Now 2 s from that failure: knocking all through the delay changes nothing.
 		for (int i = 0; i < 199; i++) {
 			assertThat(attempt(this.account)).isBetween(1L, 2L);
 			this.clock.advance(Duration.ofMillis(10));
@@ -155,15 +152,15 @@ class LoginThrottleTests {
 		return attempt(this.throttle, id, ADDRESS);
 	}
 
-	/** 0 if the attempt goes ahead (and then fails), else the 429's Retry-After. */
+	/** 0 if the attempt goes ahead (and then fails), else the seconds it must wait. */
 	private static long attempt(LoginThrottle throttle, UUID id, String address) {
 		TooManyAttemptsException refused = catchThrowableOfType(TooManyAttemptsException.class,
 				() -> throttle.acquire(id, address));
 		if (refused == null) {
 			return 0;
 		}
-		assertThat(refused.getStatusCode().value()).isEqualTo(429);
-		return Long.parseLong(refused.getHeaders().getFirst(HttpHeaders.RETRY_AFTER));
+		assertThat(refused.attempts()).isEqualTo(TooManyAttemptsException.Attempts.LOGINS);
+		return refused.retryAfterSeconds();
 	}
 
 	private LoginThrottle throttle(int maxTracked) {

@@ -98,8 +98,7 @@ class RoutingIntegrationTests {
 		List<UUID> ids = new ArrayList<>();
 		try {
 			this.cluster.execute("replica1", "SELECT pg_wal_replay_pause()");
-			// ANY 1: replica2 alone acknowledges these commits; replica1 does not see
-			// them.
+			// ANY 1: replica2 alone acknowledges these commits; replica1 never sees them.
 			for (int i = 0; i < 20; i++) {
 				ids.add(this.api.register("Lagging", "Replica", "secret-password"));
 			}
@@ -121,8 +120,7 @@ class RoutingIntegrationTests {
 			assertThat(missedOnReplica1).as("reads that reached the paused replica").isPositive();
 			assertThat(rechecked() - recheckedBefore).as("misses read again").isEqualTo(missedOnReplica1);
 			// Read again on replica2, which has them; the primary only if replica2 had
-			// not
-			// replayed the primary's position within the wait.
+			// not replayed the primary's position within the wait.
 			assertThat(after.get("replica2") - before.get("replica2") + after.get("primary") - before.get("primary"))
 				.isEqualTo(160);
 			assertThat(after.get("primary") - before.get("primary")).as("reads on the primary")

@@ -113,8 +113,7 @@ class StatementTimeoutIntegrationTests {
 		ApiClient.Response response;
 		long millis;
 		Map<String, List<String>> cancelled;
-		// Closing the session ends its transaction and the lock, whatever fails
-		// meanwhile.
+		// Closing the session ends its transaction and lock, whatever fails meanwhile.
 		try (Connection lock = this.cluster.connectAsSuperuser("primary", this.properties.database())) {
 			lock.setAutoCommit(false);
 			try (Statement statement = lock.createStatement()) {

@@ -6,7 +6,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
 
-import dev.highload.profiles.routing.RetryLaterException;
 import dev.highload.profiles.web.InvalidParameterException;
 import org.junit.jupiter.api.Test;
 
@@ -106,18 +105,11 @@ class IdempotencyKeyTests {
 	}
 
 	@Test
-	void a503NamesTheKeyToRetryWith() {
-		RetryLaterException unavailable = new RetryLaterException("Database unavailable",
-				"The database cannot serve this request right now; retry shortly", null) {
-		};
-		RetryLaterException named = new IdempotencyKey("k\"1").retryWith(unavailable);
-		assertThat(named).isSameAs(unavailable);
-		assertThat(named.getBody().getProperties()).containsEntry("idempotency_key", "k\"1");
-		assertThat(named.getBody().getDetail())
-			.startsWith("The database cannot serve this request right now; retry shortly. "
-					+ "Retry with Idempotency-Key: \"k\\\"1\" and the same body");
-		assertThat(named.getStatusCode().value()).isEqualTo(503);
-		assertThat(named.getHeaders().getFirst("Retry-After")).isEqualTo("1");
+	void anUnfinishedRegistrationNamesTheKeyToRetryWithAsItIsSent() {
+		UnfinishedRegistrationException unfinished = new UnfinishedRegistrationException(new IdempotencyKey("k\"1"),
+				new IllegalStateException("stand-in for a database failure"));
+		assertThat(unfinished.key()).isEqualTo("k\"1");
+		assertThat(unfinished.keyField()).isEqualTo("Idempotency-Key: \"k\\\"1\"");
 	}
 
 	/** The message of the 400 for a header value, naming the header. */

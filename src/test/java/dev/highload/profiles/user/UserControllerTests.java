@@ -49,8 +49,7 @@ import static org.mockito.Mockito.verify;
  * produces on demand.
  */
 // The slice includes the web package's filters, interceptors and advice, but not its
-// configuration classes: the JSON rules are added, so that bodies are read as in the
-// service.
+// configuration classes: the JSON rules are added, so bodies are read as in the service.
 @WebMvcTest(controllers = UserController.class,
 		includeFilters = @ComponentScan.Filter(type = FilterType.REGEX,
 				pattern = "dev\\.highload\\.profiles\\.web\\.StrictJsonConfiguration"))
