@@ -29,7 +29,7 @@ final class ClusterOwnedException extends IllegalStateException {
 						  - to use that service, nothing: it keeps running (stop it with Ctrl-C in its terminal, or kill %d);
 						  - to seed into it: ./mvnw spring-boot:run -Dspring-boot.run.arguments=--app.seed.users=N (seeding joins the running cluster);
 						  - to fail it over: ./mvnw spring-boot:run -Dspring-boot.run.arguments=--app.failover;
-						  - to run a second service on the same nodes: APP_CLUSTER_ENABLED=false with another --server.port and --management.server.port;
+						  - to run a second service on the same nodes: the production jar (target/user-profiles-*.jar) with the nodes' addresses, token keys and other ports (docs/operations.md, "Running against an existing cluster");
 						  - to run a separate cluster: another --app.cluster.base-dir and other --app.cluster.*-port values."""
 					.formatted(baseDir, owner.describe(), owner.pid()),
 				owner.pid());
