@@ -17,9 +17,11 @@ RUN ./mvnw -B -ntp -q dependency:go-offline
 COPY src/main/ src/main/
 COPY db/migration/ db/migration/
 COPY db/queries/ db/queries/
-# The tests run in ./mvnw verify, on a real cluster, not in an image build.
+# The tests run in ./mvnw verify, on a real cluster, not in an image build. The one jar holds the
+# service alone: the embedded cluster is development tooling in src/test, and the jar needs no
+# cluster setting.
 RUN ./mvnw -B -ntp -q package -Dmaven.test.skip=true -Dspring-javaformat.validate.skip=true \
-	&& cp "$(ls target/user-profiles-*.jar | grep -v -e '-local\.jar$')" /build/user-profiles.jar
+	&& cp target/user-profiles-*.jar /build/user-profiles.jar
 
 FROM ${JRE_IMAGE}
 RUN groupadd --system --gid 10001 app \

@@ -15,9 +15,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * 64 of {@code A-Z a-z 0-9 . _ -}. The first entry signs new tokens; every entry verifies
  * the tokens that name its key id, so a rotation prepends the new key and drops the old
  * one after {@link #tokenTtl}. Keys ever published in this project's repository are
- * refused. Empty is allowed only with the embedded cluster on
- * ({@code app.cluster.enabled}, the local run): a random key is made at start-up, and
- * tokens stop working at restart. Checked by {@link TokenKeys} rather than here, so that
+ * refused; none at all refuses the start (the local run, {@code ./mvnw spring-boot:run},
+ * gives itself a throw-away key). Checked by {@link TokenKeys} rather than here, so that
  * no binding error prints a key
  * @param tokenTtl how long a token is valid
  * @param hashThreads threads hashing passwords; 0 means one per core

@@ -11,7 +11,7 @@ class TokenKeyException extends IllegalStateException {
 			Make a key of 32 random bytes with: head -c 32 /dev/urandom | base64
 			  for example APP_AUTH_TOKEN_KEYS="k1:$(head -c 32 /dev/urandom | base64)"
 			docker/secrets.sh makes the keys of the compose deployments.
-			Only the local run with the embedded cluster (app.cluster.enabled=true) starts without keys, with a throw-away one.""";
+			Only the local run (./mvnw spring-boot:run) starts without keys, with a throw-away one.""";
 
 	TokenKeyException(String problem) {
 		super(problem + "\n" + HOW_TO_SET_KEYS);

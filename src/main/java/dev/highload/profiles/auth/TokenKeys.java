@@ -2,7 +2,6 @@ package dev.highload.profiles.auth;
 
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HexFormat;
@@ -19,8 +18,6 @@ import com.nimbusds.jose.crypto.MACVerifier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import org.springframework.core.env.PropertyResolver;
-
 /**
  * The key ring of {@code app.auth.token-keys}: the first key signs new tokens, and every
  * key verifies the tokens whose {@code kid} header names it. Refuses a missing,
@@ -32,8 +29,6 @@ final class TokenKeys {
 	private static final Logger log = LoggerFactory.getLogger(TokenKeys.class);
 
 	static final int MIN_KEY_BYTES = 32;
-
-	static final String EPHEMERAL_KEY_ID = "ephemeral";
 
 	private static final Pattern KEY_ID = Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
@@ -78,47 +73,26 @@ final class TokenKeys {
 	}
 
 	/**
-	 * Whether the embedded local cluster runs ({@code app.cluster.enabled}, true unless
-	 * set, as in the cluster's own properties): read as a plain property, so that this
-	 * package does not depend on the development cluster's code.
-	 * @param environment the application's properties
-	 * @return whether the start may go without keys
-	 */
-	static boolean embeddedCluster(PropertyResolver environment) {
-		return environment.getProperty("app.cluster.enabled", Boolean.class, true);
-	}
-
-	/**
 	 * @param entries the bound {@code app.auth.token-keys}
-	 * @param embeddedCluster whether the embedded local cluster runs, the only case in
-	 * which no keys means a random one
 	 * @return the key ring
 	 * @throws TokenKeyException if the keys cannot be used
 	 */
-	static TokenKeys of(List<String> entries, boolean embeddedCluster) {
-		Map<String, byte[]> keys = check(entries, embeddedCluster);
-		if (keys.isEmpty()) {
-			log.warn("app.auth.token-keys is not set: using a random key, so tokens stop working at restart "
-					+ "and no other instance accepts them");
-			return ephemeral();
-		}
-		TokenKeys ring = new TokenKeys(keys);
+	static TokenKeys of(List<String> entries) {
+		TokenKeys ring = new TokenKeys(check(entries));
 		log.info("Token keys: signing with '{}', accepting {}", ring.currentId, ring.verifiers.keySet());
 		return ring;
 	}
 
 	/**
 	 * @param entries the bound {@code app.auth.token-keys}
-	 * @param embeddedCluster whether the embedded local cluster runs
-	 * @return the keys by id, the signing key first; empty if there are none and the
-	 * embedded cluster runs
+	 * @return the keys by id, the signing key first; never empty
 	 * @throws TokenKeyException if the keys cannot be used
 	 */
-	static Map<String, byte[]> check(List<String> entries, boolean embeddedCluster) {
+	static Map<String, byte[]> check(List<String> entries) {
 		List<String> split = split(entries);
-		if (split.isEmpty() && !embeddedCluster) {
-			throw new TokenKeyException("app.auth.token-keys is not set, and the embedded cluster is off "
-					+ "(app.cluster.enabled=false): a deployment needs keys of its own, shared by its instances");
+		if (split.isEmpty()) {
+			throw new TokenKeyException(
+					"app.auth.token-keys is not set: a deployment needs keys of its own, shared by its instances");
 		}
 		Map<String, byte[]> keys = new LinkedHashMap<>();
 		for (int i = 0; i < split.size(); i++) {
@@ -144,13 +118,6 @@ final class TokenKeys {
 			}
 		}
 		return keys;
-	}
-
-	/** A random key of this process alone. */
-	static TokenKeys ephemeral() {
-		byte[] key = new byte[MIN_KEY_BYTES];
-		new SecureRandom().nextBytes(key);
-		return new TokenKeys(Map.of(EPHEMERAL_KEY_ID, key));
 	}
 
 	private static List<String> split(List<String> entries) {

@@ -25,8 +25,7 @@ class TokenKeysCheck implements BeanFactoryPostProcessor, EnvironmentAware {
 	@Override
 	public void postProcessBeanFactory(ConfigurableListableBeanFactory beanFactory) {
 		Binder binder = Binder.get(this.environment);
-		TokenKeys.check(binder.bindOrCreate("app.auth", AuthProperties.class).tokenKeys(),
-				TokenKeys.embeddedCluster(this.environment));
+		TokenKeys.check(binder.bindOrCreate("app.auth", AuthProperties.class).tokenKeys());
 	}
 
 }

@@ -14,8 +14,6 @@ import com.nimbusds.jose.JWSVerifier;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 
-import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.core.env.Environment;
 import org.springframework.stereotype.Component;
 
 /**
@@ -38,15 +36,10 @@ public class TokenService {
 
 	private final Clock clock;
 
-	@Autowired
-	TokenService(AuthProperties properties, Environment environment, Clock clock) {
-		this(properties, TokenKeys.embeddedCluster(environment), clock);
-	}
-
-	TokenService(AuthProperties properties, boolean embeddedCluster, Clock clock) {
+	TokenService(AuthProperties properties, Clock clock) {
 		this.properties = properties;
 		this.clock = clock;
-		this.keys = TokenKeys.of(properties.tokenKeys(), embeddedCluster);
+		this.keys = TokenKeys.of(properties.tokenKeys());
 	}
 
 	/**

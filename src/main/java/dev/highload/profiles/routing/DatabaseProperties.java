@@ -7,7 +7,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
- * Where the service's two connection pools connect. Defaults match the embedded cluster.
+ * Where the service's two connection pools connect. The defaults name a cluster on this
+ * machine's ports 15432-15434, the local run's; a deployment names its own nodes.
  *
  * @param nodes every node as {@code host:port}; the write pool connects to whichever is
  * the primary, so it follows a promotion without a restart

@@ -43,7 +43,7 @@ class SecretFilesTests {
 			.run("--spring.config.import=configtree:" + this.secrets + "/")) {
 			List<String> bound = context.getBean(AuthProperties.class).tokenKeys();
 			assertThat(bound).containsExactly(current, previous);
-			TokenKeys keys = TokenKeys.of(bound, false);
+			TokenKeys keys = TokenKeys.of(bound);
 			assertThat(keys.currentId()).isEqualTo("current");
 			assertThat(keys.verifier("previous")).isNotNull();
 		}

@@ -35,7 +35,7 @@ class TokenKeysTests {
 	@Test
 	void keysOf32BytesAndMoreWithIdsOfTheAllowedCharactersAreAccepted() {
 		TokenKeys keys = TokenKeys.of(List.of("k-1.A_z:" + base64(randomKey(32)) + ", " + entry("k2", randomKey(33)),
-				entry("x".repeat(64), randomKey(64))), false);
+				entry("x".repeat(64), randomKey(64))));
 		assertThat(keys.currentId()).isEqualTo("k-1.A_z");
 		assertThat(keys.verifier("k2")).isNotNull();
 		assertThat(keys.verifier("x".repeat(64))).isNotNull();
@@ -45,8 +45,7 @@ class TokenKeysTests {
 
 	@Test
 	void entriesMaySitOneALineAsInASecretFile() {
-		TokenKeys keys = TokenKeys.of(List.of(entry("new", randomKey(32)) + "\n" + entry("old", randomKey(32)) + "\n"),
-				false);
+		TokenKeys keys = TokenKeys.of(List.of(entry("new", randomKey(32)) + "\n" + entry("old", randomKey(32)) + "\n"));
 		assertThat(keys.currentId()).isEqualTo("new");
 		assertThat(keys.verifier("old")).isNotNull();
 	}
@@ -108,14 +107,11 @@ class TokenKeysTests {
 	@ParameterizedTest(name = "{0}")
 	@MethodSource("publishedKeys")
 	void aPublishedKeyRefusesTheStartWhereverItStandsInTheRing(String origin, String key) {
-		for (boolean embeddedCluster : new boolean[] { false, true }) {
-			for (List<String> entries : List.of(List.of("leaked:" + key), List.of(GOOD, "leaked:" + key))) {
-				assertThatExceptionOfType(TokenKeyException.class)
-					.isThrownBy(() -> TokenKeys.of(entries, embeddedCluster))
-					.withMessageStartingWith("The key 'leaked' of app.auth.token-keys is published in this project's "
-							+ "repository (" + origin)
-					.withMessageNotContaining(key);
-			}
+		for (List<String> entries : List.of(List.of("leaked:" + key), List.of(GOOD, "leaked:" + key))) {
+			assertThatExceptionOfType(TokenKeyException.class).isThrownBy(() -> TokenKeys.of(entries))
+				.withMessageStartingWith("The key 'leaked' of app.auth.token-keys is published in this project's "
+						+ "repository (" + origin)
+				.withMessageNotContaining(key);
 		}
 	}
 
@@ -126,11 +122,11 @@ class TokenKeysTests {
 	}
 
 	@Test
-	void aMalformedEntryRefusesTheStartAlsoWithTheEmbeddedCluster() {
+	void aMalformedEntryRefusesTheStart() {
 		AuthProperties properties = new AuthProperties(List.of(entry("short", randomKey(16))), Duration.ofHours(1), 0,
 				64);
 		assertThatExceptionOfType(TokenKeyException.class)
-			.isThrownBy(() -> new TokenService(properties, true, Clock.systemUTC()));
+			.isThrownBy(() -> new TokenService(properties, Clock.systemUTC()));
 	}
 
 	@Test
@@ -138,8 +134,8 @@ class TokenKeysTests {
 		TokenKeyException refusal = refusal(List.of());
 		FailureAnalysis analysis = new TokenKeyFailureAnalyzer()
 			.analyze(new BeanCreationException("tokenService", "Failed to instantiate", refusal));
-		assertThat(analysis.getDescription()).isEqualTo("app.auth.token-keys is not set, and the embedded cluster is "
-				+ "off (app.cluster.enabled=false): a deployment needs keys of its own, shared by its instances");
+		assertThat(analysis.getDescription())
+			.isEqualTo("app.auth.token-keys is not set: a deployment needs keys of its own, shared by its instances");
 		assertThat(analysis.getAction()).contains("app.auth.token-keys", "APP_AUTH_TOKEN_KEYS",
 				"/run/secrets/app.auth.token-keys", "<key-id>:<Base64 key>", "head -c 32 /dev/urandom | base64",
 				"docker/secrets.sh");
@@ -151,7 +147,7 @@ class TokenKeysTests {
 		String key = new String(process.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).strip();
 		assertThat(process.waitFor()).isZero();
 		TokenService service = new TokenService(new AuthProperties(List.of("k1:" + key), Duration.ofHours(1), 0, 64),
-				false, Clock.systemUTC());
+				Clock.systemUTC());
 		UUID user = UUID.randomUUID();
 		assertThat(service.authenticate("Bearer " + service.issue(user))).isEqualTo(user);
 	}
@@ -168,7 +164,7 @@ class TokenKeysTests {
 
 	private static TokenKeyException refusal(List<String> entries) {
 		try {
-			TokenKeys.of(entries, false);
+			TokenKeys.of(entries);
 		}
 		catch (TokenKeyException ex) {
 			return ex;

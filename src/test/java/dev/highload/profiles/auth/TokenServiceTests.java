@@ -309,24 +309,10 @@ class TokenServiceTests {
 		assertRejected(() -> rotated.authenticate("Bearer " + nimbusHs256("old", KEY, claims)));
 	}
 
-	@ParameterizedTest
-	@NullSource
-	@ValueSource(strings = { "", "   ", ",", " , \n" })
-	void withTheEmbeddedClusterNoKeysMeanARandomKeyOfThisInstance(String keys) {
-		AuthProperties properties = new AuthProperties((keys != null) ? List.of(keys) : null, TTL, 0, 64);
-		TokenService first = new TokenService(properties, true, this.clock);
-		TokenService second = new TokenService(properties, true, this.clock);
-		String token = first.issue(USER);
-		assertThat(first.authenticate("Bearer " + token)).isEqualTo(USER);
-		assertThat(second.authenticate("Bearer " + second.issue(USER))).isEqualTo(USER);
-		assertRejected(() -> second.authenticate("Bearer " + token));
-		assertRejected(() -> this.tokens.authenticate("Bearer " + token));
-	}
-
 	@Test
-	void withTheEmbeddedClusterConfiguredKeysAreUsed() {
-		TokenService first = new TokenService(properties(entry(KEY_ID, KEY)), true, this.clock);
-		TokenService second = new TokenService(properties(entry(KEY_ID, KEY)), true, this.clock);
+	void instancesWithTheSameKeysAcceptEachOthersTokens() {
+		TokenService first = new TokenService(properties(entry(KEY_ID, KEY)), this.clock);
+		TokenService second = new TokenService(properties(entry(KEY_ID, KEY)), this.clock);
 		assertThat(second.authenticate("Bearer " + first.issue(USER))).isEqualTo(USER);
 		assertThat(this.tokens.authenticate("Bearer " + first.issue(USER))).isEqualTo(USER);
 	}
@@ -334,14 +320,13 @@ class TokenServiceTests {
 	@ParameterizedTest
 	@NullSource
 	@ValueSource(strings = { "", "   ", ",", " , \n" })
-	void withoutTheEmbeddedClusterNoKeysRefuseTheStart(String keys) {
+	void noKeysRefuseTheStart(String keys) {
 		AuthProperties properties = new AuthProperties((keys != null) ? List.of(keys) : null, TTL, 0, 64);
-		assertThatExceptionOfType(TokenKeyException.class)
-			.isThrownBy(() -> new TokenService(properties, false, this.clock))
-			.withMessageStartingWith("app.auth.token-keys is not set, and the embedded cluster is off")
+		assertThatExceptionOfType(TokenKeyException.class).isThrownBy(() -> new TokenService(properties, this.clock))
+			.withMessageStartingWith("app.auth.token-keys is not set:")
 			.withMessageContaining("head -c 32 /dev/urandom | base64");
 		assertThatExceptionOfType(TokenKeyException.class)
-			.isThrownBy(() -> new TokenService(new AuthProperties(List.of(), TTL, 0, 64), false, this.clock));
+			.isThrownBy(() -> new TokenService(new AuthProperties(List.of(), TTL, 0, 64), this.clock));
 	}
 
 	private static void assertRejected(ThrowingCallable call) {
@@ -404,13 +389,11 @@ class TokenServiceTests {
 	}
 
 	private TokenService service(String... entries) {
-		return new TokenService(properties(entries), false, this.clock);
+		return new TokenService(properties(entries), this.clock);
 	}
 
 	private static AuthProperties properties(String... entries) {
 		return new AuthProperties(List.of(entries), TTL, 0, 64);
 	}
-
-	/** The defaults of {@code app.cluster}, with {@code enabled} as given. */
 
 }

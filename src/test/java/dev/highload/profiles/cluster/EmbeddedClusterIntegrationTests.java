@@ -61,8 +61,8 @@ class EmbeddedClusterIntegrationTests {
 			assertThat(postmasters()).isEqualTo(postmasters);
 			assertThat(postmasters.values()).allMatch(EmbeddedClusterIntegrationTests::alive);
 
-			// kill -9 of the owner: the kernel drops its lock, its nodes run on,
-			// orphaned.
+			// kill -9 of the owner: the kernel drops its lock,
+			// and its nodes run on, orphaned.
 			owner.destroyForcibly().waitFor();
 			assertThat(postmasters.values()).allMatch(EmbeddedClusterIntegrationTests::alive);
 

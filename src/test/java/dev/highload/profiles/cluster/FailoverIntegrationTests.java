@@ -51,8 +51,8 @@ class FailoverIntegrationTests {
 			String other = promoted.equals("replica1") ? "replica2" : "replica1";
 			assertThat(query(first, promoted, "SHOW synchronous_standby_names"))
 				.isEqualTo("ANY 1 (primary, " + other + ")");
-			// A synchronous commit on the new primary returns: the other standby confirms
-			// it.
+			// A synchronous commit on the new primary returns:
+			// the other standby confirms it.
 			execute(first, promoted, "SET statement_timeout = '20s'", "INSERT INTO marks VALUES ('after')");
 			assertThat(query(first, promoted,
 					"SELECT string_agg(application_name || ':' || sync_state, ',') FROM pg_stat_replication"))

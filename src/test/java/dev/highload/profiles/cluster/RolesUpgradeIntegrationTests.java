@@ -31,8 +31,8 @@ class RolesUpgradeIntegrationTests {
 	@Test
 	void aClusterOfTheOneRoleLayoutIsHandedToTheMigrationRoleAtItsNextStart() throws Exception {
 		try (EmbeddedCluster cluster = EmbeddedCluster.acquire(properties)) {
-			// Back to the layout of before: everything the runtime role's, no migration
-			// role.
+			// Back to the layout of before: everything the
+			// runtime role's, no migration role.
 			execute(cluster, "postgres", "ALTER DATABASE profiles OWNER TO profiles",
 					"REVOKE pg_read_all_stats FROM profiles", "GRANT pg_monitor TO profiles");
 			execute(cluster, "profiles", "REASSIGN OWNED BY profiles_owner TO profiles",

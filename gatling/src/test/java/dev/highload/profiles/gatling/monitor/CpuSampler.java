@@ -47,8 +47,12 @@ public final class CpuSampler {
 	/** How long to wait between searches for a service that went away. */
 	private static final long REDISCOVERY = TimeUnit.SECONDS.toNanos(5);
 
-	private static final List<String> SERVICE_MARKERS = List.of("dev.highload.profiles.ProfilesApplication",
-			"user-profiles");
+	/**
+	 * The service's command line when no process holds its port: the local run's main
+	 * class, the production main class, or the jar's name.
+	 */
+	private static final List<String> SERVICE_MARKERS = List.of("dev.highload.profiles.LocalProfilesApplication",
+			"dev.highload.profiles.ProfilesApplication", "user-profiles");
 
 	private final Settings settings;
 

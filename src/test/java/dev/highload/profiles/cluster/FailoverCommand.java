@@ -25,7 +25,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 public final class FailoverCommand {
 
 	/** The argument that selects this command instead of the service. */
-	public static final String ARGUMENT = "--app.failover";
+	private static final String ARGUMENT = "--app.failover";
 
 	/**
 	 * Whether a command-line argument selects this command.

@@ -30,7 +30,7 @@ import java.util.Optional;
  */
 final class ClusterOwnership implements AutoCloseable {
 
-	static final String LOCK_FILE = "cluster.lock";
+	private static final String LOCK_FILE = "cluster.lock";
 
 	private static final Map<Path, ClusterOwnership> held = new HashMap<>();
 

@@ -21,7 +21,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param password its password
  * @param migrationUsername the migration role, owner of the database and its schema;
  * unset, {@code <username>_owner}. While the embedded cluster runs, it is the service's
- * {@code app.db.migration.username} unless that is set ({@link EmbeddedClusterRoles})
+ * {@code app.db.migration.username} unless that is set ({@link EmbeddedClusterDefaults})
  * @param migrationPassword its password; unset, the same as its name, like the other
  * local-only defaults
  * @param superuserPassword password of the {@code postgres} superuser

@@ -97,7 +97,7 @@ public final class EmbeddedCluster implements AutoCloseable {
 	 * @return the running cluster; close it when done
 	 * @throws ClusterOwnedException if another process owns the cluster
 	 */
-	public static EmbeddedCluster acquire(ClusterProperties properties) {
+	static EmbeddedCluster acquire(ClusterProperties properties) {
 		return acquire(properties, false);
 	}
 
@@ -111,7 +111,7 @@ public final class EmbeddedCluster implements AutoCloseable {
 	 * @throws ClusterOwnedException if another process owns the cluster but its nodes do
 	 * not answer on the configured ports
 	 */
-	public static EmbeddedCluster acquireOrJoin(ClusterProperties properties) {
+	static EmbeddedCluster acquireOrJoin(ClusterProperties properties) {
 		return acquire(properties, true);
 	}
 
@@ -142,7 +142,7 @@ public final class EmbeddedCluster implements AutoCloseable {
 	 * The process that runs the nodes when this one joined them, empty when this process
 	 * runs them itself.
 	 */
-	public Optional<String> joinedOwner() {
+	Optional<String> joinedOwner() {
 		return Optional.ofNullable(this.joinedOwner).map(ClusterOwnership.Owner::describe);
 	}
 
@@ -153,8 +153,8 @@ public final class EmbeddedCluster implements AutoCloseable {
 		return ports;
 	}
 
-	/** Node name to the pid of its postmaster, for tools that sample per-node CPU. */
-	public Map<String, Long> pids() {
+	/** Node name to the pid of its postmaster. */
+	Map<String, Long> pids() {
 		Map<String, Long> pids = new LinkedHashMap<>();
 		this.nodes.forEach((node) -> pids.put(node.name(), node.pid()));
 		return pids;
@@ -166,8 +166,8 @@ public final class EmbeddedCluster implements AutoCloseable {
 	}
 
 	/**
-	 * Starts a node of the running cluster again after a fault (a stop, a kill) injected
-	 * by this package's tests; a node that runs is left alone.
+	 * Starts a node of the running cluster again after a fault (a stop, a kill) that
+	 * {@link NodeFaults} injected; a node that runs is left alone.
 	 */
 	void restart(String nodeName) throws IOException, InterruptedException {
 		PostgresNode node = find(nodeName);
@@ -289,10 +289,6 @@ public final class EmbeddedCluster implements AutoCloseable {
 
 	ClusterProperties properties() {
 		return this.properties;
-	}
-
-	Path clusterDir() {
-		return this.clusterDir;
 	}
 
 	/** The one node without standby.signal. */
@@ -424,7 +420,7 @@ public final class EmbeddedCluster implements AutoCloseable {
 	 * the runtime role its privileges. Its commits do not wait for a standby, which may
 	 * not run yet.
 	 */
-	void ensureRoles(PostgresNode primary) throws IOException {
+	private void ensureRoles(PostgresNode primary) throws IOException {
 		ClusterProperties p = this.properties;
 		boolean separate = !p.username().equals(p.migrationUsername());
 		boolean takeOver;
@@ -435,8 +431,7 @@ public final class EmbeddedCluster implements AutoCloseable {
 			createRoleIfMissing(c, "replicator", "LOGIN REPLICATION", p.replicationPassword());
 			// pg_stat_replication's columns, for the health details and the replication
 			// metrics; tests read pg_stat_statements as the superuser. The runtime role
-			// was
-			// a member of pg_monitor before.
+			// was a member of pg_monitor before.
 			execute(c, "GRANT pg_read_all_stats TO %I", p.username());
 			if (separate) {
 				execute(c, "REVOKE pg_monitor FROM %I", p.username());

@@ -32,10 +32,7 @@ final class PostgresBinaries {
 
 	private static final Logger log = LoggerFactory.getLogger(PostgresBinaries.class);
 
-	/**
-	 * A compile-time constant: reading it loads neither this class nor commons-compress.
-	 */
-	static final String ARCHIVE = "postgres-linux-x86_64.txz";
+	private static final String ARCHIVE = "postgres-linux-x86_64.txz";
 
 	private final Path home;
 
@@ -60,8 +57,9 @@ final class PostgresBinaries {
 		String os = System.getProperty("os.name").toLowerCase(Locale.ROOT);
 		String arch = System.getProperty("os.arch");
 		if (!os.contains("linux") || !(arch.equals("amd64") || arch.equals("x86_64"))) {
-			throw new IllegalStateException("The embedded cluster ships PostgreSQL binaries for Linux x86_64 only, "
-					+ "this is " + os + "/" + arch + ". Set app.cluster.enabled=false and point app.db at a cluster.");
+			throw new IllegalStateException(
+					"The embedded cluster ships PostgreSQL binaries for Linux x86_64 only, " + "this is " + os + "/"
+							+ arch + ". Run the production jar with app.db pointing at a cluster instead.");
 		}
 		try {
 			String digest = digest();

@@ -7,7 +7,7 @@ import java.util.List;
  * Another process owns the embedded cluster this process was asked to start: its message
  * names that process and says what to do instead.
  */
-public final class ClusterOwnedException extends IllegalStateException {
+final class ClusterOwnedException extends IllegalStateException {
 
 	private final long ownerPid;
 
@@ -17,7 +17,7 @@ public final class ClusterOwnedException extends IllegalStateException {
 	}
 
 	/** The owning process's id, -1 if it did not record one. */
-	public long ownerPid() {
+	long ownerPid() {
 		return this.ownerPid;
 	}
 
@@ -28,8 +28,8 @@ public final class ClusterOwnedException extends IllegalStateException {
 						Only one process runs a cluster's nodes; this one starts none of them. What to do instead:
 						  - to use that service, nothing: it keeps running (stop it with Ctrl-C in its terminal, or kill %d);
 						  - to seed into it: ./mvnw spring-boot:run -Dspring-boot.run.arguments=--app.seed.users=N (seeding joins the running cluster);
-						  - to fail it over: java -jar target/user-profiles-*-local.jar --app.failover;
-						  - to run a second service on the same nodes: APP_CLUSTER_ENABLED=false with another --server.port and --management.server.port;
+						  - to fail it over: ./mvnw spring-boot:run -Dspring-boot.run.arguments=--app.failover;
+						  - to run a second service on the same nodes: the production jar (target/user-profiles-*.jar) with the nodes' addresses, token keys and other ports (docs/operations.md, "Running against an existing cluster");
 						  - to run a separate cluster: another --app.cluster.base-dir and other --app.cluster.*-port values."""
 					.formatted(baseDir, owner.describe(), owner.pid()),
 				owner.pid());
