@@ -1,19 +1,12 @@
 #!/usr/bin/env python3
 """The README as a test: every ```bash block of README.md and of the pages it sends a reader to for
-commands (PAGES), run verbatim and in order, as a newcomer would type them.
+commands (PAGES), run verbatim and in order in a copy of the working tree, as a newcomer would type
+them. `./mvnw spring-boot:run` is the service in its own terminal, started once and waited for, and
+stopped with Ctrl-C at the end; a `java -jar` server runs in the background until its block ends; a
+block or line marked `# not run in CI: <reason>` is skipped and listed. docs/testing.md has the rest.
 
     python3 bench/readme-test.py            # CI runs it after ./mvnw verify
     python3 bench/readme-test.py --list     # only shows what it would run, and how
-
-It runs in a copy of the working tree (tracked and untracked files, not ignored ones) in
-target/readme/repo, so it starts from what a fresh clone holds. Each block runs in one bash, so a
-variable one line sets is there for the next; `curl` fails on an HTTP error status. `./mvnw
-spring-boot:run` is the service "in its own terminal": started in the background and waited for
-the first time, stopped with Ctrl-C at the end. `./mvnw verify` is CI's own command, run before.
-A server started with `java -jar` runs in the background until its block ends. A block whose first
-line is `# Not run in CI: <reason>`, or a line ending in `# not run in CI: <reason>`, is skipped and
-listed. What the service promises beyond its commands (one owner of the nodes, kill -9, Ctrl-C, no
-failed request beside seeding and failover) is ServiceLifecycleIntegrationTests' to check.
 
 Needs the README's ports free (8080, 8081, 8090, 8091, 15432-15434) and what its commands need (a
 JDK, curl, psql, wrk). Writes target/readme/commands.log and target/readme/report.txt.

@@ -73,8 +73,8 @@ class ServiceLifecycleIntegrationTests {
 	void theServiceOwnsItsNodesSurvivesAFailoverAndAKillAndStopsThemOnCtrlC() throws Exception {
 		Service first = Service.start("first");
 		Service next = null;
+		Load load = new Load(first.api);
 		try {
-			Load load = new Load(first.api);
 			load.start();
 
 			// Seeding beside the running service joins its cluster and leaves it running.
@@ -85,9 +85,7 @@ class ServiceLifecycleIntegrationTests {
 			List<String> seeded = Files.readAllLines(idsFile).subList(1, SEEDED + 1);
 			load.seeded(seeded);
 
-			// The failover command beside the running service, the primary healthy, as
-			// the
-			// README runs it.
+			// The README's failover: beside the running service, its primary healthy.
 			long failoverStart = System.currentTimeMillis();
 			String report = FailoverCommand.failover(properties);
 			long failoverEnd = System.currentTimeMillis();
@@ -139,13 +137,15 @@ class ServiceLifecycleIntegrationTests {
 			assertThat(ClusterOwnership.otherOwner(properties.baseDir())).as("an owner after Ctrl-C").isEmpty();
 		}
 		finally {
-			for (Service service : new Service[] { first, next }) {
-				if (service != null) {
-					service.process.destroyForcibly().waitFor();
-				}
+			load.stop();
+			for (Process process : Service.launched) {
+				process.destroyForcibly().waitFor();
 			}
 			for (long pid : postmasters().values()) {
-				ProcessHandle.of(pid).ifPresent(ProcessHandle::destroy);
+				ProcessHandle.of(pid).ifPresent((postmaster) -> {
+					postmaster.destroy();
+					postmaster.onExit().orTimeout(60, TimeUnit.SECONDS).join();
+				});
 			}
 		}
 	}
@@ -190,6 +190,9 @@ class ServiceLifecycleIntegrationTests {
 	/** The service in a JVM of its own, on this test's cluster, with the test profile. */
 	private record Service(Process process, URI api, URI managementUri) {
 
+		/** Every JVM this test started, to end in any case. */
+		static final List<Process> launched = new ArrayList<>();
+
 		private static final HttpClient http = HttpClient.newBuilder()
 			.version(HttpClient.Version.HTTP_1_1)
 			.connectTimeout(Duration.ofSeconds(5))
@@ -231,7 +234,11 @@ class ServiceLifecycleIntegrationTests {
 					"--app.cluster.replica2-port=" + properties.replica2Port(),
 					"--app.cluster.shared-buffers=" + properties.sharedBuffers()));
 			command.addAll(List.of(arguments));
-			return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+			Process process = new ProcessBuilder(command).redirectErrorStream(true)
+				.redirectOutput(log.toFile())
+				.start();
+			launched.add(process);
+			return process;
 		}
 
 		static String log(String name) throws IOException {
@@ -280,7 +287,7 @@ class ServiceLifecycleIntegrationTests {
 	}
 
 	/**
-	 * Point reads and searches (two clients) and a registration every 250 ms, each answer
+	 * Point reads and searches (two clients) and a registration every 500 ms, each answer
 	 * recorded.
 	 */
 	private static final class Load {
@@ -310,6 +317,7 @@ class ServiceLifecycleIntegrationTests {
 		void start() {
 			for (Runnable client : new Runnable[] { this::read, this::read, this::register }) {
 				Thread thread = new Thread(client, "lifecycle-load");
+				thread.setDaemon(true);
 				thread.start();
 				this.threads.add(thread);
 			}
@@ -362,10 +370,8 @@ class ServiceLifecycleIntegrationTests {
 		private void read() {
 			ThreadLocalRandom random = ThreadLocalRandom.current();
 			while (!this.stopping) {
-				List<String> pool = random.nextBoolean() ? this.seeded : acknowledged();
-				if (pool.isEmpty()) {
-					pool = acknowledged();
-				}
+				// Once there are seeded ids, only those: every node has them long before.
+				List<String> pool = this.seeded.isEmpty() ? acknowledged() : this.seeded;
 				if (!pool.isEmpty()) {
 					String path;
 					String kind;
@@ -403,7 +409,7 @@ class ServiceLifecycleIntegrationTests {
 					this.acknowledged.add(json.readTree(response.body()).get("user_id").asString());
 					this.names.add(first + " " + last);
 				}
-				pause(250);
+				pause(500);
 			}
 		}
 
