@@ -14,12 +14,12 @@
 # The HA deployment's Patroni nodes are built by compose itself (docker/patroni/Dockerfile) on
 # local/postgres:18 (PATRONI_BASE_IMAGE in docker/local-images.env).
 #
-# and makes sure there is a Docker engine and Compose v2 to use them:
-# - if no engine answers, it installs Debian's docker.io and iptables when missing and starts
-#   `dockerd --storage-driver=vfs` in the background (log: target/dockerd.log; it keeps
-#   running after this script; stop it with `kill $(cat /var/run/docker.pid)`). That needs root;
-# - if `docker compose` is missing, it takes the v2 plugin from the unstable suite's
-#   docker-compose package (Debian stable's is the old v1) into ~/.docker/cli-plugins.
+# It builds them on the Docker engine that answers and starts none: whoever starts an engine
+# stops it (.ci/run does both for its own run). If `docker compose` is missing, it takes the v2
+# plugin from the unstable suite's docker-compose package (Debian stable's is the old v1) into
+# ~/.docker/cli-plugins. The packages come from the Debian mirror this machine's apt already
+# uses (/etc/apt/sources.list and sources.list.d), or from DEBIAN_MIRROR if set.
+#
 # An image that exists and was built from the same Dockerfile (a label records its hash) is
 # kept; REBUILD=1 rebuilds them all. Each step says how long it took; build output goes to
 # target/local-images-*.log. Grafana is not packaged by Debian: the monitoring profile's Grafana
@@ -30,7 +30,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SUITE=sid
-MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 REBUILD=${REBUILD:-}
 STARTED=$SECONDS
 
@@ -50,25 +49,41 @@ apt_install() {
 }
 
 engine() {
-  if docker info >/dev/null 2>&1; then
-    echo "   an engine answers: $(docker version --format '{{.Server.Version}}')"
-    return
-  fi
-  if [ "$(id -u)" != 0 ]; then
-    echo "no Docker engine answers, and starting one needs root" >&2
+  if ! docker info >/dev/null 2>&1; then
+    echo "No Docker engine answers. Start one, and stop it when done; as root, for example:" >&2
+    echo "  apt-get install docker.io iptables; dockerd --storage-driver=vfs > dockerd.log 2>&1 &" >&2
     exit 2
   fi
-  command -v dockerd >/dev/null 2>&1 && command -v iptables >/dev/null 2>&1 || apt_install docker.io iptables
-  mkdir -p target
-  # vfs: overlay file systems are often unavailable inside containers and VMs; vfs always works.
-  nohup dockerd --storage-driver=vfs > target/dockerd.log 2>&1 &
-  for _ in $(seq 1 60); do
-    docker info >/dev/null 2>&1 && { echo "   started dockerd $(docker version --format '{{.Server.Version}}')"; return; }
-    sleep 1
-  done
-  echo "dockerd did not answer within 60 s:" >&2
-  tail -20 target/dockerd.log >&2
-  exit 1
+  echo "   an engine answers: $(docker version --format '{{.Server.Version}}')"
+}
+
+# The Debian archive this machine's apt reads: the first deb source with component main for the
+# machine's own release (or unstable), in one-line (.list) or deb822 (.sources) form.
+# debootstrap takes the other suite from the same archive.
+apt_mirror() {
+  local suites
+  suites="^($(. /etc/os-release && echo "${VERSION_CODENAME:-none}")|sid|unstable)\$"
+  {
+    # deb [options] URI suite component...
+    cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | sed -E 's/\[[^]]*\]//' \
+      | awk -v suites="$suites" '$1 == "deb" && $3 ~ suites && (" " $0 " ") ~ / main / { print $2 }'
+    # Paragraphs of Types:, URIs:, Suites:, Components:, Enabled: fields.
+    cat /etc/apt/sources.list.d/*.sources 2>/dev/null | awk -v suites="$suites" '
+      function flush(  n, i, each) {
+        n = split(field["suites:"], each, " ")
+        for (i = 1; i <= n; i++) {
+          if (each[i] ~ suites && field["types:"] ~ /(^| )deb( |$)/ && field["components:"] ~ /(^| )main( |$)/ \
+              && tolower(field["enabled:"]) != "no") {
+            split(field["uris:"], each, " "); print each[1]; break
+          }
+        }
+        split("", field)
+      }
+      /^[[:space:]]*$/ { flush(); next }
+      /^#/ { next }
+      { key = tolower($1); $1 = ""; sub(/^ +/, ""); field[key] = $0 }
+      END { flush() }'
+  } | grep -E '^https?://' | head -1 || true
 }
 
 LABEL=dev.highload.dockerfile-sha256
@@ -142,6 +157,12 @@ compose_v2() {
   rm -rf "$out"
   echo "   $(docker compose version)"
 }
+
+MIRROR=${DEBIAN_MIRROR:-$(apt_mirror)}
+if [ -z "$MIRROR" ]; then
+  echo "No Debian mirror in this machine's apt sources; name one with DEBIAN_MIRROR=http://..." >&2
+  exit 2
+fi
 
 mkdir -p target
 step "Docker engine" engine

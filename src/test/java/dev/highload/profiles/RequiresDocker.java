@@ -43,9 +43,10 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 			}
 			if (required()) {
 				throw new IllegalStateException("Docker is required here (IT_DOCKER / -Dit.docker=required) but "
-						+ reason + ": docker/local-images.sh starts an engine and installs Compose v2");
+						+ reason + ": start an engine (.ci/run does), then docker/local-images.sh installs Compose v2");
 			}
-			return ConditionEvaluationResult.disabled(reason + ": skipped (docker/local-images.sh starts an engine)");
+			return ConditionEvaluationResult
+				.disabled(reason + ": skipped (start an engine, then docker/local-images.sh)");
 		}
 
 		static boolean required() {

@@ -33,7 +33,7 @@ import static org.awaitility.Awaitility.await;
  * The scripts that docker-compose.yml relies on (db/scripts), run against real PostgreSQL
  * server binaries on this machine, so that they cannot rot where no Docker runs.
  * <p>
- * The binaries are Debian's postgresql-15, which .ci/run installs: the compose cluster
+ * The binaries are Debian's postgresql-15, which .ci/run unpacks: the compose cluster
  * runs 18, but the embedded cluster's 18 has no pg_basebackup, and pg_basebackup 15
  * cannot clone an 18 server, so this test uses 15 throughout. The primary is started by
  * its compose entrypoint, primary.sh, on an empty data directory: initdb, a server on a
@@ -49,7 +49,8 @@ import static org.awaitility.Awaitility.await;
  */
 class ComposeScriptsIntegrationTests {
 
-	private static final Path BIN = Path.of(System.getProperty("it.pg15.bin", "/usr/lib/postgresql/15/bin"));
+	private static final Path BIN = Path.of(System.getProperty("it.pg15.bin",
+			System.getenv().getOrDefault("IT_PG15_BIN", "/usr/lib/postgresql/15/bin")));
 
 	private static final Path BASE = Path.of("target/compose-scripts").toAbsolutePath();
 
@@ -88,7 +89,8 @@ class ComposeScriptsIntegrationTests {
 	void prepare() throws IOException {
 		assumeTrue(Files.isExecutable(BIN.resolve("pg_basebackup")) && Files.isExecutable(BIN.resolve("postgres")),
 				"PostgreSQL 15 server binaries not found in " + BIN
-						+ ": install Debian's postgresql-15 (.ci/run does) or point -Dit.pg15.bin at a bin directory");
+						+ ": point IT_PG15_BIN or -Dit.pg15.bin at the bin directory of Debian's postgresql-15 and "
+						+ "postgresql-client-15 (.ci/run unpacks them under target/)");
 		FileTrees.delete(BASE);
 		Files.createDirectories(BASE);
 		// Short: a Unix socket path has at most 107 bytes.
