@@ -1,6 +1,6 @@
 -- wrk script: GET /user/search for (first_name, last_name) prefix pairs drawn at random
 -- from PREFIXES_FILE (default gatling/data/search-prefixes.csv, header first_name,last_name),
--- which bench/saturation.sh generates from the seeded data. The default page size (100)
+-- which bench/saturation.py generates from the seeded data. The default page size (100)
 -- is used, as most clients would. Read once per thread.
 local pairs_ = {}
 
@@ -30,18 +30,11 @@ function init(args)
     end
   end
   if #pairs_ == 0 then
-    error("no prefix pairs in " .. path .. ": run bench/saturation.sh search to generate it")
+    error("no prefix pairs in " .. path .. ": run bench/saturation.py search to generate it")
   end
   math.randomseed(os.time() + tonumber(tostring({}):sub(8), 16) % 100000)
 end
 
 function request()
   return wrk.format("GET", pairs_[math.random(#pairs_)])
-end
-
-function done(summary, latency, requests)
-  io.write(string.format("p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms, non-2xx/3xx %d, socket errors %d\n",
-    latency:percentile(50) / 1000, latency:percentile(90) / 1000, latency:percentile(99) / 1000,
-    latency.max / 1000, summary.errors.status,
-    summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout))
 end
