@@ -27,7 +27,7 @@ import org.springframework.context.annotation.Configuration;
  * What the OpenAPI document says beyond what springdoc reads from the controllers: the
  * problem responses of {@link ProblemResponses}, with their media type and headers, and
  * the bearer scheme of {@code /user/me}. Schemathesis checks the running service against
- * this document in CI ({@code bench/schemathesis.sh}).
+ * this document in CI ({@code bench/schemathesis.py}).
  */
 @Configuration(proxyBeanMethods = false)
 class ApiDocumentation {
