@@ -76,6 +76,14 @@ def service_command(java="java"):
     return [java, "-cp", f"target/test-classes:target/classes:{classpath}", "dev.highload.profiles.LocalProfilesApplication"]
 
 
+def own_cluster(base_dir, cluster_port, port, management_port):
+    """Service arguments for a cluster and HTTP ports of its own (a small one, ports below Linux's
+    ephemeral range), so that a run can go beside a developer's service or another run."""
+    return [f"--app.cluster.base-dir={base_dir}", "--app.cluster.shared-buffers=64MB", f"--server.port={port}",
+            f"--management.server.port={management_port}", f"--app.cluster.primary-port={cluster_port}",
+            f"--app.cluster.replica1-port={cluster_port + 1}", f"--app.cluster.replica2-port={cluster_port + 2}"]
+
+
 @contextlib.contextmanager
 def service(log_file, args, port=8080, management_port=8081, java="java", timeout=180):
     """The service in the background, its output in log_file, yielded once its readiness probe
@@ -115,7 +123,7 @@ def run_gatling(simulation, options, output=None, java_home=None):
     return status, Path(runs[-1]) if runs else None
 
 
-def wrk(url, seconds, script="get-user.lua", threads=2, connections=16, env=None):
+def wrk(url, seconds, script="get.lua", threads=2, connections=16, env=None):
     """A closed-loop wrk run: requests, rps, p99_ms, max_ms, errors (non-2xx and socket), output."""
     out = subprocess.run(["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency", "-s",
                           str(ROOT / "bench" / script), url], cwd=ROOT, capture_output=True, text=True,
@@ -133,13 +141,12 @@ def wrk(url, seconds, script="get-user.lua", threads=2, connections=16, env=None
 
 
 def pgbench_binary():
-    """Debian's /usr/bin/pgbench is a wrapper that exists (and fails) without the server package."""
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/pgbench"), key=lambda p: int(p.split("/")[4]), reverse=True)
-    for binary in found + [shutil.which("pgbench") or "pgbench"]:
-        if subprocess.run([binary, "--version"], capture_output=True).returncode == 0:
+    """The newest real pgbench: Debian's /usr/bin/pgbench is a wrapper that fails without a server package."""
+    for binary in sorted(glob.glob("/usr/lib/postgresql/*/bin/pgbench"), key=lambda p: -int(p.split("/")[4])) + ["pgbench"]:
+        if shutil.which(binary) and subprocess.run([binary, "--version"], capture_output=True).returncode == 0:
             return binary
-    fail("pgbench is missing; on Debian it comes with the server package (apt-get install postgresql-15, "
-         "after create_main_cluster = false in /etc/postgresql-common/createcluster.conf)")
+    fail("no pgbench; on Debian: apt-get install postgresql-15 (after create_main_cluster = false in "
+         "/etc/postgresql-common/createcluster.conf)")
 
 
 def pg_env(**extra):

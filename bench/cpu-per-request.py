@@ -2,17 +2,13 @@
 """CPU per request of HTTP servers side by side, on keep-alive connections, in one run.
 
 Each target is a server already listening on a loopback port: the service, and the controls of
-bench/controls (a plain Spring Boot JdbcTemplate app, a Vert.x pg-client app). Each round gives each
-target in turn (the order rotates, because the VM's speed drifts within minutes) the same closed-loop
-load: wrk, 2 threads, 16 connections, GET /user/{id} of random seeded ids. Around each run it reads
-from /proc the CPU time of the server, of the PostgreSQL nodes (postmaster and every child), of wrk
+bench/controls. Each round gives each target in turn (the order rotates: the VM's speed drifts within
+minutes) the same closed-loop load: wrk, 2 threads, 16 connections, GET /user/{id} of random seeded
+ids. Around each run it reads from /proc the CPU time of the server, of the PostgreSQL nodes, of wrk
 and of the machine, and the server threads' context switches; it prints per target the median
 [min-max] of the rounds and the server's CPU per request divided by the last target's (put the
-Vert.x control last: the distance to the JVM's fastest server). With --syscalls, `perf stat` counts
-the server's system calls and context switches too (in the kernel; it adds a little sys time). The
-machine is calibrated in the same run, as bench/load-test.py does it.
-
-  bench/cpu-per-request.py --rounds 5 --seconds 20 --warm-up 90 service=8080 spring-jdbc=18090 vertx-pg=18091
+Vert.x control last). --syscalls adds `perf stat`'s count of the server's system calls (it adds a
+little sys time). The machine is calibrated in the same run, as bench/load-test.py does it.
 """
 import argparse
 import glob

@@ -1,21 +1,12 @@
 #!/usr/bin/env python3
-"""Regenerates the figures of docs/load-tests/ that the load-test report cites. For each profile,
---runs times: starts the service on its embedded cluster in .data/ (which must hold the 1,000,000
-seeded users), measures the machine (common.calibrate: pgbench's point select on both replicas),
-warms the service up with wrk until its throughput levels off, runs the Gatling simulation, stops
-the service. Each run's summary, latency CSV, CPU CSV and chart go to
-docs/load-tests/<simulation>-<users>[-<label>]/run-<n>/, one line per run to runs.csv there, and
-the median [min-max] of every figure to medians.md; failed runs are kept too. Gatling's HTML
-reports stay in gatling/target/gatling/.
-
-  bench/load-test.py                                       # every default profile
-  bench/load-test.py --runs 1 GetUserSimulation:250000     # one profile, one run
-  bench/load-test.py GetUserSimulation:250000:primary-only:--app.db.read-from-replicas=false
-
-A profile is SIMULATION:USERS[:LABEL[:SERVICE_ARGUMENT...]] (arguments separated by spaces). The
-simulations register thousands of users from 16 loopback addresses, so the registration-flood
-limit is off in these runs; no simulation logs in. Exits non-zero if any run failed its
-assertions. Needs wrk, psql and pgbench; leaves a schema "calibration" in the database.
+"""Regenerates docs/load-tests/, which the load-test report cites. Each profile, --runs times: the
+service on its embedded cluster in .data/ (seeded with 1,000,000 users), the machine's calibration,
+a wrk warm-up until throughput levels off, the Gatling simulation. Each run's summary, latency and
+CPU files go to docs/load-tests/<simulation>-<users>[-<label>]/run-<n>/, one line per run to runs.csv
+there and the median [min-max] of every figure to medians.md; failed runs are kept. A profile is
+SIMULATION:USERS[:LABEL[:SERVICE_ARGUMENT...]], e.g. GetUserSimulation:250000:primary-only:--app.db.read-from-replicas=false.
+The registration-flood limit is off (the simulations register thousands of users from 16 loopback
+addresses; none logs in). Exits non-zero if any run failed its assertions.
 """
 import argparse
 import csv
@@ -88,12 +79,10 @@ def figures(run_dir):
         fail(f"no request line in the summary of {run_dir}")
     row["failed_percent"] = round(100 * row["failed"] / row["requests"], 3)
     row.update(worst)
-    both = lambda d: round(d["replica1"] + d["replica2"], 1) if d.get("replica1") is not None and d.get("replica2") is not None else None
-    for series in ("machine", "steal", "service", "gatling"):
-        row[f"{series}_pct"] = averages.get(series)
-    for series in ("machine", "service", "gatling"):
-        row[f"{series}_us"] = per_request.get(series)
-    row["replicas_pct"], row["replicas_us"] = both(averages), both(per_request)
+    both = lambda d: None if None in (d.get("replica1"), d.get("replica2")) else round(d["replica1"] + d["replica2"], 1)
+    row.update({f"{k}_pct": averages.get(k) for k in ("machine", "steal", "service", "gatling")},
+               replicas_pct=both(averages), replicas_us=both(per_request),
+               **{f"{k}_us": per_request.get(k) for k in ("machine", "service", "gatling")})
     m = re.search(r"99th percentile.*?\(actual : ([\d.]+)\)", (run_dir / "assertions.txt").read_text())
     row["gatling_p99_ms"] = float(m.group(1)) if m else None
     return row
@@ -114,9 +103,8 @@ def medians(runs, name):
            "| figure | median | min–max | " + " | ".join(f"run {r['run']}" for r in runs) + " |",
            "|---|---|---|" + "---|" * len(runs)]
     for key, heading in MEDIAN_ROWS:
-        values = [None if r[key] in ("", None) else float(r[key]) for r in runs]
-        present = [v for v in values if v is not None]
-        if present:
+        values = [r[key] for r in runs]
+        if present := [v for v in values if v is not None]:
             out.append(f"| {heading} | **{fmt(median(present))}** | {fmt(min(present))}–{fmt(max(present))} | "
                        + " | ".join(fmt(v) for v in values) + " |")
     return "\n".join(out) + "\n"
@@ -177,9 +165,8 @@ def main():
             writer = csv.writer(f, lineterminator="\n")
             writer.writerow(COLUMNS)
             writer.writerows([["" if r.get(c) is None else r[c] for c in COLUMNS] for r in rows])
-        table = medians([{k: str(v) if v is not None else "" for k, v in r.items()} for r in rows], name)
-        (out / "medians.md").write_text(table)
-        print(table)
+        (out / "medians.md").write_text(medians(rows, name))
+        print(medians(rows, name))
     sys.exit(1 if failed else 0)
 
 

@@ -1,21 +1,12 @@
 #!/usr/bin/env python3
-"""The lost-write set check at full size: concurrent registrations through the HTTP API, kill -9 of
-the primary's postmaster and backends halfway, the failover command, more registrations against the
-new primary, then every marker compared with the rows on the new primary. Once with synchronous
-replication (must lose nothing) and once with asynchronous replication (the negative control: must
-lose something). In the synchronous runs every registration carries an Idempotency-Key and is
-retried with it until answered 200 (at most 120 s per key); each key must then map to exactly one
-user (docs/reliability.md, "The retry phase"). The keys that needed a retry: <mode>-keys.csv beside
-the reports.
-
-With --compose the same check runs through the compose deployment (ComposeFailoverIntegrationTests:
-`docker compose kill` of the primary, then docker/failover.sh), synchronous only; with --patroni
-through the high-availability deployment (PatroniFailoverIntegrationTests: Patroni fails over by
-itself, the old leader must rejoin), then the partition test, then the asynchronous control. Both need
-a Docker engine with Compose v2 and the images (docker/local-images.sh).
-
-Without either, the service and its own cluster (ports 29432-29434) run inside the test JVM. Reports
-and per-request outcome logs: target/lost-write/ (target/compose-failover/, target/patroni-failover/).
+"""The lost-write set check at full size (docs/reliability.md, "Lost-write test" and "The retry phase"):
+concurrent registrations, kill -9 of the primary halfway, the failover, more registrations, then every
+acknowledged write looked for on the new primary; with synchronous replication nothing may be lost and
+every Idempotency-Key must map to exactly one user, with asynchronous replication (the negative
+control) something must be. Without --compose or --patroni the service and its own cluster (ports
+29432-29434) run inside the test JVM; those two run it through the container deployments and need a
+Docker engine with Compose v2 and the images (docker/local-images.sh). Reports and per-request logs:
+target/lost-write/ (target/compose-failover/, target/patroni-failover/).
 """
 import argparse
 import shutil
@@ -24,13 +15,10 @@ import sys
 
 from common import ROOT, commit
 
-REPORTS = {
-    "LostWriteIntegrationTests": ["lost-write/sync-report.txt", "lost-write/async-report.txt"],
-    "ComposeFailoverIntegrationTests": ["compose-failover/sync-report.txt"],
-    "PatroniFailoverIntegrationTests": ["patroni-failover/sync-report.txt", "patroni-failover/sync-rejoin.txt",
-                                        "patroni-failover/partition/sync-report.txt",
-                                        "patroni-failover/partition/timeline.txt", "patroni-failover/async-report.txt"],
-}
+REPORTS = {"LostWriteIntegrationTests": ["lost-write/sync-report.txt", "lost-write/async-report.txt"],
+           "ComposeFailoverIntegrationTests": ["compose-failover/sync-report.txt"],
+           "PatroniFailoverIntegrationTests": [f"patroni-failover/{f}.txt" for f in (
+               "sync-report", "sync-rejoin", "partition/sync-report", "partition/timeline", "async-report")]}
 
 
 def main():

@@ -27,16 +27,15 @@ import argparse
 import csv
 import os
 import re
+import shutil
 import tempfile
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 from common import ROOT, ZERO_ID, commit, fail, http_status, log, median, need, pgbench, psql, service_java, tps, wrk
 
-MODES = {
-    "get": ("GET /user/{id}", 0.50, "saturation.csv", "get-user.lua"),
-    "search": ("GET /user/search", 0.90, "saturation-search.csv", "search-user.lua"),
-}
+MODES = {"get": ("GET /user/{id}", 0.50, "saturation.csv"), "search": ("GET /user/search", 0.90, "saturation-search.csv")}
 COLUMNS = ["timestamp", "commit", "java_version", "wrk_threads", "connections", "duration_s", "service_rps",
            "service_p99_ms", "service_errors", "pgbench_tps", "ratio", "round_ratios", "gset_share"]
 
@@ -75,13 +74,13 @@ def prepare_ids(primary, ids_file):
         psql(primary, "-1", "-c", "TRUNCATE bench_ids RESTART IDENTITY",
              "-c", r"\copy bench_ids (id) FROM pstdin WITH (FORMAT csv, HEADER true)", stdin=text)
         psql(primary, "-c", "VACUUM ANALYZE bench_ids")  # the visibility map: an index-only probe
-    return len(ids), f"/user/{ids[0]}", ("\\set n random(1, :count)\nSELECT id, first_name, second_name, birthdate, "
+    return len(ids), f"/user/{ids[0]}", ids_file, ("\\set n random(1, :count)\nSELECT id, first_name, second_name, birthdate, "
                                          "biography, city FROM users WHERE id = (SELECT id FROM bench_ids WHERE n = :n);\n")
 
 
-def prepare_prefixes(primary, replica, prefixes_file):
+def prepare_prefixes(primary, replica, prefixes_file, work):
     """bench_prefixes holds the ranges the service computes (PrefixRange: the prefix, and the prefix
-    with its last letter incremented), reloaded every run so that it matches the file wrk reads."""
+    with its last letter incremented), reloaded every run so that it matches the paths wrk requests."""
     if not prefixes_file.is_file():
         # Users, not distinct names, are sampled: common prefixes come up as often as in real traffic.
         log(f"generating {prefixes_file} from 200 random seeded users")
@@ -101,16 +100,20 @@ def prepare_prefixes(primary, replica, prefixes_file):
          "-c", "INSERT INTO bench_prefixes SELECT row_number() OVER (), first_name, left(first_name, -1) || "
                "chr(ascii(right(first_name, 1)) + 1), last_name, left(last_name, -1) || chr(ascii(right(last_name, 1)) + 1) "
                "FROM prefix_pairs WHERE first_name <> '' AND last_name <> ''", stdin=prefixes_file.read_text())
-    count = int(psql(primary, "-c", "SELECT count(*) FROM bench_prefixes"))
-    if not count:
-        fail(f"no prefix pairs in {prefixes_file}")
+    pairs = [(f, l) for f, l in list(csv.reader(prefixes_file.open()))[1:] if f and l]
+    if not pairs or int(psql(primary, "-c", "SELECT count(*) FROM bench_prefixes")) != len(pairs):
+        fail(f"no prefix pairs in {prefixes_file}, or not all of them loaded")
+    # The default page size (100), as most clients would; every byte of the UTF-8 names percent-encoded.
+    paths = work / "paths.txt"
+    paths.write_text("".join(f"/user/search?first_name={quote(f, safe='')}&last_name={quote(l, safe='')}\n"
+                             for f, l in pairs))
     # The service's statement from the file it reads too; its six ? become pgbench variables.
     sql = "\n".join(line for line in (ROOT / "db/queries/search.sql").read_text().splitlines() if not line.startswith("--"))
     for name in ("first_from", "first_to", "second_from", "second_to", "after", "lim"):
         sql = sql.replace("?", f":{name}", 1)
     if "WITH matches" not in sql or "?" in sql:
         fail("cannot read the search statement from db/queries/search.sql")
-    return count, "/user/search?first_name=A&last_name=B&limit=1", (
+    return len(pairs), "/user/search?first_name=A&last_name=B&limit=1", paths, (
         "\\set n random(1, :count)\nSELECT first_from, first_to, second_from, second_to FROM bench_prefixes "
         f"WHERE n = :n \\gset\n{sql};\n")
 
@@ -137,23 +140,21 @@ def main():
     base_url = args.base_url.rstrip("/")
     management_url = args.management_url or re.sub(r"^(https?://[^/:]+).*", r"\1:8081", base_url)
     primary, *replicas = (int(p) for p in args.ports.split(","))
-    title, target, csv_name, wrk_script = MODES[args.mode]
+    title, target, csv_name = MODES[args.mode]
     check_nodes(primary, replicas)
+    work = Path(tempfile.mkdtemp())
     if args.mode == "get":
-        count, probe, script = prepare_ids(primary, args.ids_file.resolve())
+        count, probe, requests, script = prepare_ids(primary, args.ids_file.resolve())
         extra = []
     else:
-        count, probe, script = prepare_prefixes(primary, replicas[0], args.prefixes_file.resolve())
+        count, probe, requests, script = prepare_prefixes(primary, replicas[0], args.prefixes_file.resolve(), work)
         extra = ["-D", f"after={ZERO_ID}", "-D", "lim=100"]
     wait_for_replicas(primary, replicas)
     if http_status(base_url + probe) != 200:
         fail(f"service at {base_url} does not answer 200 to GET {probe}; is it up and seeded?")
-    work = tempfile.TemporaryDirectory()
-    script_file = Path(work.name) / "pgbench.sql"
-    script_file.write_text(script)
-    pg_args = ["-D", f"count={count}", *extra, "-f", str(script_file)]
-    wrk_env = {"IDS_FILE": str(args.ids_file.resolve()), "PREFIXES_FILE": str(args.prefixes_file.resolve())}
-    service = lambda seconds: wrk(base_url, seconds, wrk_script, args.threads, args.connections, wrk_env)
+    (work / "pgbench.sql").write_text(script)
+    pg_args = ["-D", f"count={count}", *extra, "-f", str(work / "pgbench.sql")]
+    service = lambda seconds: wrk(base_url, seconds, "get.lua", args.threads, args.connections, {"IDS_FILE": str(requests)})
     database = lambda seconds: pgbench(replicas, args.connections, args.threads, seconds, pg_args)
 
     log(f"{title}: {args.threads} threads, {args.connections} connections, {args.rounds} rounds of "
@@ -185,36 +186,30 @@ def main():
         share = round(fetch / (fetch + search), 3)
         ratio = round(raw * (1 - share), 3)
     errors, failed = sum(r["errors"] for r in rounds), sum(r["failed"] for r in rounds)
-    # Failed requests are cheap and fast: a run with errors is no throughput figure.
-    verdict = f"FAIL (errors: service {errors}, pgbench {failed})" if errors or failed else (
-        "PASS" if ratio >= target else "FAIL")
     rps, tps_, p99 = median([r["rps"] for r in rounds]), median([r["tps"] for r in rounds]), max(r["p99"] for r in rounds)
-    print(f"\n== {title} saturation, {args.threads} threads, {args.connections} connections, "
-          f"{args.rounds} rounds of {args.duration}s a side ==")
-    print(f"service (wrk), median:       {rps:.2f} req/s, worst p99 {p99:.2f} ms, errors {errors}")
-    print(f"database (pgbench, 2 repl.): median {tps_:.1f} tps, failed {failed}")
+    # Failed requests are cheap and fast: a run with errors is no throughput figure.
+    verdict = f"FAIL (errors: service {errors}, pgbench {failed})" if errors or failed else "PASS" if ratio >= target else "FAIL"
+    print(f"\n== {title} saturation, {args.threads} threads, {args.connections} connections, {args.rounds} rounds of "
+          f"{args.duration}s a side ==\nservice (wrk), median:       {rps:.2f} req/s, worst p99 {p99:.2f} ms, errors {errors}"
+          f"\ndatabase (pgbench, 2 repl.): median {tps_:.1f} tps, failed {failed}")
     if share is not None:
-        print(f"pgbench \\gset prefix fetch:  {fetch} ms of {fetch + search:.3f} ms in a 1-client transaction "
-              f"(share {share:.3f}); the service does not make it")
-        print(f"ratio service/pgbench:       {raw:.3f} (median round), {ratio:.3f} corrected for the \\gset share")
+        print(f"pgbench \\gset prefix fetch:  {fetch} ms of {fetch + search:.3f} ms in a 1-client transaction (share "
+              f"{share:.3f}); the service does not make it\nratio service/pgbench:       {raw:.3f} (median round), "
+              f"{ratio:.3f} corrected for the \\gset share")
     else:
         print(f"ratio service/pgbench:       {ratio:.3f} (median round)")
     print(f"target: ratio >= {target:.2f} {verdict}")
-
     results = args.results_dir / csv_name
-    results.parent.mkdir(parents=True, exist_ok=True)
-    if results.exists() and results.read_text().split("\n", 1)[0] != ",".join(COLUMNS):
+    if results.is_file() and results.read_text().split("\n", 1)[0] != ",".join(COLUMNS):
         fail(f"{results} has another header than {','.join(COLUMNS)}; move it away")
-    fresh = not results.exists() or not results.stat().st_size
+    row = [time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), commit(), service_java(management_url), args.threads,
+           args.connections, args.duration, f"{rps:.2f}", f"{p99:.2f}", errors, f"{tps_:.1f}", f"{ratio:.3f}",
+           " ".join(f"{r['ratio']:.3f}" for r in rounds), "" if share is None else f"{share:.3f}"]
+    results.parent.mkdir(parents=True, exist_ok=True)
     with results.open("a", newline="") as f:
-        writer = csv.writer(f, lineterminator="\n")
-        if fresh:
-            writer.writerow(COLUMNS)
-        writer.writerow([time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), commit(), service_java(management_url),
-                         args.threads, args.connections, args.duration, f"{rps:.2f}", f"{p99:.2f}", errors,
-                         f"{tps_:.1f}", f"{ratio:.3f}", " ".join(f"{r['ratio']:.3f}" for r in rounds),
-                         "" if share is None else f"{share:.3f}"])
+        csv.writer(f, lineterminator="\n").writerows(([] if results.stat().st_size else [COLUMNS]) + [row])
     print(f"results appended to {os.path.relpath(results, ROOT)}")
+    shutil.rmtree(work)
 
 
 if __name__ == "__main__":

@@ -1,16 +1,12 @@
 #!/usr/bin/env python3
-"""Schemathesis against the packaged service: property-based requests generated from the OpenAPI
-document the service serves (management port, /actuator/openapi), sent to the API port, each answer
-checked for no 5xx, a documented status, content type, schema and headers. Any finding, or an
-unexpected error in the service's log, fails the run. Build first (./mvnw package or verify).
-
-The service runs on a cluster of its own (data in target/schemathesis, ports below Linux's ephemeral
-range) with its default limits, except registrations per address (off, so that generated
-registrations keep reaching validation and the database); failed logins stay throttled, so the 429
-answers are checked against the document too. Schemathesis comes from PyPI into a virtualenv under
-target/ (python3 with venv); its own settings are in bench/schemathesis.toml. The same cases every
-run (a fixed seed). Reports (JUnit XML): target/schemathesis/report; the service's log:
-target/schemathesis-service.log.
+"""Schemathesis against the packaged service (build first): property-based requests generated from the
+OpenAPI document it serves, each answer checked for no 5xx and a documented status, content type,
+schema and headers; any finding, or an unexpected error in the service's log, fails the run. The
+service runs on a cluster of its own (target/schemathesis) with its default limits except
+registrations per address (off, so that generated registrations reach validation and the database);
+failed logins stay throttled, so 429 answers are checked too. Schemathesis comes from PyPI into a
+virtualenv under target/; its settings are in bench/schemathesis.toml. A fixed seed: the same cases
+every run. JUnit reports: target/schemathesis/report; the service's log: target/schemathesis-service.log.
 """
 import argparse
 import json
@@ -20,7 +16,7 @@ import subprocess
 import sys
 import urllib.request
 
-from common import ROOT, fail, log, service
+from common import ROOT, fail, log, own_cluster, service
 
 VERSION = "4.32.5"
 CHECKS = ("not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,"
@@ -56,10 +52,7 @@ def main():
     work.mkdir(parents=True, exist_ok=True)
     service_log = ROOT / "target/schemathesis-service.log"
     log(f"starting the service on port {args.port} (management {args.management_port})")
-    with service(service_log, [f"--app.cluster.base-dir={work}", f"--app.cluster.primary-port={args.cluster_port}",
-                               f"--app.cluster.replica1-port={args.cluster_port + 1}",
-                               f"--app.cluster.replica2-port={args.cluster_port + 2}", "--app.cluster.shared-buffers=64MB",
-                               f"--server.port={args.port}", f"--management.server.port={args.management_port}",
+    with service(service_log, [*own_cluster(work, args.cluster_port, args.port, args.management_port),
                                "--app.auth.throttle.registrations-per-address=0"], args.port, args.management_port):
         api, document = f"http://127.0.0.1:{args.port}", f"http://127.0.0.1:{args.management_port}/actuator/openapi"
         # One real user, so that GET /user/me is exercised with a valid token too (the others ignore it).

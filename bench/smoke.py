@@ -1,14 +1,13 @@
 #!/usr/bin/env python3
 """Smoke run of every Gatling simulation against the real service, so that none of them rots: a few
 hundred users each, a few seconds each, 0 errors allowed, loose latency thresholds (a cold JVM is
-measured). Build first (./mvnw package or verify). The service runs on a cluster of its own (data in
-target/smoke, ports below Linux's ephemeral range) and HTTP ports of its own, so that it can run
-beside a developer's service or another smoke run.
+measured). Build first (./mvnw package or verify). The service seeds and runs on a cluster of its own
+in target/smoke.
 """
 import argparse
 import subprocess
 
-from common import ROOT, fail, log, run_gatling, service, service_command
+from common import ROOT, fail, log, own_cluster, run_gatling, service, service_command
 
 SIMULATIONS = [("GetUserSimulation", ["-Dusers=300"]), ("SearchUserSimulation", ["-Dusers=200"]),
                ("RegisterUserSimulation", ["-Dusers=40"]),
@@ -21,22 +20,17 @@ def main():
     parser.add_argument("--management-port", type=int, default=18081, help="[%(default)s]")
     parser.add_argument("--cluster-port", type=int, default=27432, help="the primary's; the replicas' the next two [%(default)s]")
     args = parser.parse_args()
-    work = ROOT / "target" / "smoke"
+    work = ROOT / "target/smoke"
     work.mkdir(parents=True, exist_ok=True)
-    service_args = [f"--app.cluster.base-dir={work}", f"--app.cluster.primary-port={args.cluster_port}",
-                    f"--app.cluster.replica1-port={args.cluster_port + 1}",
-                    f"--app.cluster.replica2-port={args.cluster_port + 2}", "--app.cluster.shared-buffers=64MB",
-                    f"--server.port={args.port}", f"--management.server.port={args.management_port}",
-                    # A few dozen registrations from 16 loopback addresses: raised so that the default
-                    # flood limit (20 per address per hour) never decides the outcome.
+    # A few dozen registrations from 16 loopback addresses: the limit is raised so that the default
+    # (20 per address an hour) never decides the outcome.
+    service_args = [*own_cluster(work, args.cluster_port, args.port, args.management_port),
                     "--app.auth.throttle.registrations-per-address=1000"]
     log("seeding 5,000 users")
     with open(f"{work}-seed.log", "w") as out:
-        seeding = subprocess.run([*service_command(), *service_args, "--app.seed.users=5000",
-                                  f"--app.seed.ids-file={work}/user-ids.csv"], cwd=ROOT, stdout=out, stderr=out)
-    if seeding.returncode:
-        fail(f"seeding failed (log {work}-seed.log)")
-    log(f"starting the service on port {args.port}")
+        if subprocess.run([*service_command(), *service_args, "--app.seed.users=5000", f"--app.seed.ids-file={work}/user-ids.csv"],
+                          cwd=ROOT, stdout=out, stderr=out).returncode:
+            fail(f"seeding failed (log {work}-seed.log)")
     with service(f"{work}-service.log", service_args, args.port, args.management_port):
         for simulation, options in SIMULATIONS:
             log(f"{simulation} {' '.join(options)}")
