@@ -1,26 +1,23 @@
 #!/usr/bin/env python3
 """Saturation: how much of the database's read capacity the service turns into HTTP throughput.
 
-Each round measures the service with wrk, then the same database work with pgbench straight against
-both replicas (the service's read pool balances over both), same duration, same client count, one
-after the other (together they would fight over the cores), the order alternating from round to round
-because the VM's speed drifts by tens of percent within minutes. The verdict is the median round's
-ratio service req/s / pgbench TPS. Both sides: prepared statements, the load generator on this
-machine, warmed up, no connection set-up measured. The ratio prices what the service adds: HTTP,
-routing, the read-only transaction, JSON.
+Each round runs wrk against the service, then pgbench with the same database work straight against
+both replicas (the service's read pool uses both), one after the other, the same duration and client
+count, the order alternating because the VM's speed drifts within minutes; the verdict is the median
+round's ratio service req/s / pgbench TPS. Both sides: prepared statements, the load generator on
+this machine, warmed up. The ratio prices what the service adds: HTTP, routing, transaction, JSON.
 
-  get     GET /user/{id}, random ids of --ids-file; target >= 0.50. pgbench looks up one profile by
-          primary key, the id taken by an index-only probe of bench_ids (int -> seeded uuid: pgbench
-          draws only integers); the probe was not measurable against a bare lookup (same TPS within
-          the run-to-run noise of about 10 %).
-  search  GET /user/search, random prefix pairs of --prefixes-file (a sample of seeded names cut to
-          1-4 and 1-5 letters, made when missing); target >= 0.90. pgbench fetches a random row of
+  get     GET /user/{id} of random seeded ids; target >= 0.50. pgbench looks a profile up by primary
+          key, the id from an index-only probe of bench_ids (int -> uuid: pgbench draws integers);
+          the probe was not measurable against a bare lookup (within the 10 % run-to-run noise).
+  search  GET /user/search of random prefix pairs (a sample of seeded names cut to 1-4 and 1-5
+          letters, made when --prefixes-file is missing); target >= 0.90. pgbench fetches a row of
           bench_prefixes (the service's ranges) with \\gset, then runs db/queries/search.sql, the
           service's own statement. The fetch, a round trip the service does not make, would flatter
-          the ratio: a 1-client run afterwards measures its share of a transaction (-r; under load
-          it would be queueing), and the verdict takes ratio x (1 - share).
+          the ratio: a 1-client run measures its share of a transaction (-r) and the verdict takes
+          ratio x (1 - share).
 
-Leaves tables bench_ids and bench_prefixes on the primary (DROP TABLE removes them) and one line in
+Leaves tables bench_ids and bench_prefixes on the primary and one line in
 bench/results/saturation[-search].csv. Exit status 0 after a measurement, PASS or FAIL alike.
 """
 import argparse
