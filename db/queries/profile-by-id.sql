@@ -1,4 +1,4 @@
--- The point read: one user by id. Read by user/ProfileQueries and bench/saturation.sh.
+-- The point read: one user by id. Read by user/ProfileQueries.
 -- The first two columns are the node's WAL position and role (routing/ReadRouter.POSITION),
 -- read after the statement's snapshot was taken, so the row, or its absence, is no newer than
 -- that position. One row always: an unknown id has nulls for the profile.

@@ -3,7 +3,7 @@
 -- scan); without that fence the planner may walk the primary key in id order and filter every
 -- row, which is fast only when matches are dense. Ranges, unlike LIKE $1, keep the index usable
 -- in a generic plan. Parameters: first-name range, last-name range, the id to start after, the
--- page size. Read by user/ProfileQueries and bench/saturation.sh.
+-- page size. Read by user/ProfileQueries and bench/saturation.py.
 -- The first two columns are the node's WAL position and role, as in profile-by-id.sql; an
 -- empty page is one row of nulls after them.
 WITH matches AS MATERIALIZED (

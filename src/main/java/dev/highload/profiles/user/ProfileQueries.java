@@ -36,7 +36,7 @@ import org.springframework.stereotype.Component;
 @Component
 class ProfileQueries {
 
-	/** The statements, shared with bench/saturation.sh: db/queries, on the classpath. */
+	/** The statements, shared with bench/saturation.py: db/queries, on the classpath. */
 	static final String BY_ID = statement("profile-by-id.sql");
 
 	/** Prefix search as byte ranges (see {@link PrefixRange} and the file's comment). */
