@@ -12,9 +12,7 @@ function init(args)
       paths[#paths + 1] = "/user/" .. line
     end
   end
-  if #paths == 0 then
-    error("nothing to request in " .. file .. ": seed first")
-  end
+  if #paths == 0 then error("nothing to request in " .. file .. ": seed first") end
   math.randomseed(os.time() + tonumber(tostring({}):sub(8), 16) % 100000)
 end
 

@@ -22,8 +22,9 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.request
 from pathlib import Path
+
+from common import http_status
 
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "target" / "readme"
@@ -42,7 +43,7 @@ BLOCK_TIMEOUT = 1800
 
 
 class Failure(Exception):
-    pass
+    """A command failed, or what it started did not behave."""
 
 
 def log(message):
@@ -93,23 +94,9 @@ def commands(start, lines):
     return result
 
 
-def in_use(port):
-    with socket.socket() as s:
-        s.settimeout(0.5)
-        return s.connect_ex(("127.0.0.1", port)) == 0
-
-
-def ready(url):
-    try:
-        with urllib.request.urlopen(url, timeout=2) as response:
-            return response.status == 200
-    except OSError:
-        return False
-
-
 def await_ready(process, url, name):
     deadline = time.monotonic() + READY_TIMEOUT
-    while not ready(url):
+    while http_status(url) != 200:
         if process.poll() is not None or time.monotonic() > deadline:
             why = f"exited with {process.returncode}" if process.poll() is not None else "was not ready in time"
             lines = (WORK / f"{name}.log").read_text(errors="replace").splitlines()[-40:]
@@ -180,7 +167,7 @@ class Run:
         await_ready(process, f"http://127.0.0.1:{management.group(1) if management else 8081}"
                     "/actuator/health/readiness", f"server-{line}")
         api = re.search(r"(?<!_)SERVER_PORT=(\d+)", text)
-        if api and not ready(f"http://127.0.0.1:{api.group(1)}/user/search?first_name=A&last_name=B&limit=1"):
+        if api and http_status(f"http://127.0.0.1:{api.group(1)}/user/search?first_name=A&last_name=B&limit=1") != 200:
             raise Failure(f"the server of line {line} does not answer a search on port {api.group(1)}")
         self.ran += 1
         return process
@@ -255,7 +242,7 @@ def main():
     WORK.mkdir(parents=True, exist_ok=True)
     for old in WORK.glob("*.log"):
         old.unlink()
-    busy = [p for p in PORTS if in_use(p)]
+    busy = [p for p in PORTS if socket.socket().connect_ex(("127.0.0.1", p)) == 0]
     if busy:
         print(f"readme-test: ports {busy} are in use; the README's commands need them (is a service running?). "
               "Stop it and run again.", file=sys.stderr)

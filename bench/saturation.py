@@ -18,7 +18,7 @@ this machine, warmed up. The ratio prices what the service adds: HTTP, routing, 
           ratio x (1 - share).
 
 Leaves tables bench_ids and bench_prefixes on the primary and one line in
-bench/results/saturation[-search].csv. Exit status 0 after a measurement, PASS or FAIL alike.
+docs/load-tests/saturation/{get,search}.csv. Exit status 0 after a measurement, PASS or FAIL alike.
 """
 import argparse
 import csv
@@ -32,7 +32,7 @@ from urllib.parse import quote
 
 from common import ROOT, ZERO_ID, commit, fail, http_status, log, median, need, pgbench, psql, service_java, tps, wrk
 
-MODES = {"get": ("GET /user/{id}", 0.50, "saturation.csv"), "search": ("GET /user/search", 0.90, "saturation-search.csv")}
+MODES = {"get": ("GET /user/{id}", 0.50, "get.csv"), "search": ("GET /user/search", 0.90, "search.csv")}
 COLUMNS = ["timestamp", "commit", "java_version", "wrk_threads", "connections", "duration_s", "service_rps",
            "service_p99_ms", "service_errors", "pgbench_tps", "ratio", "round_ratios", "gset_share"]
 
@@ -129,7 +129,7 @@ def main():
     parser.add_argument("--threads", type=int, default=2, help="wrk threads = pgbench threads [%(default)s]")
     parser.add_argument("--ids-file", type=Path, default=ROOT / ".data/user-ids.csv")
     parser.add_argument("--prefixes-file", type=Path, default=ROOT / "gatling/data/search-prefixes.csv")
-    parser.add_argument("--results-dir", type=Path, default=ROOT / "bench/results")
+    parser.add_argument("--results-dir", type=Path, default=ROOT / "docs/load-tests/saturation")
     args = parser.parse_args()
     if args.duration < 1 or args.rounds < 1 or args.connections < 2 or not 1 <= args.threads <= args.connections:
         parser.error("need --duration and --rounds >= 1, --connections >= 2, 1 <= --threads <= --connections")
