@@ -46,7 +46,7 @@ def need(*tools):
 def commit():
     """The short commit, marked -dirty when tracked files other than the tools' outputs differ from it."""
     git = lambda *a: subprocess.run(["git", *a], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-    dirty = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!bench/results", ":!docs/load-tests")
+    dirty = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!docs/load-tests")
     return (git("rev-parse", "--short", "HEAD") or "unknown") + ("-dirty" if dirty else "")
 
 
