@@ -21,7 +21,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
-from common import http_status  # noqa: E402 (bench/common.py, found through the path above)
+from common import ZERO_ID, http_status  # noqa: E402 (bench/common.py, found through the path above)
 
 CONTROLS = {"spring-jdbc": ("spring-jdbc-control.jar", 18090), "vertx-pg": ("vertx-pg-control.jar", 18091)}
 
@@ -51,7 +51,7 @@ def main():
     deadline, code = time.monotonic() + args.timeout, None
     try:  # stopped on every way out but ready, Ctrl-C included, so that no server is left behind
         while time.monotonic() < deadline and server.poll() is None:
-            code = http_status(f"http://127.0.0.1:{port}/user/00000000-0000-0000-0000-000000000000")
+            code = http_status(f"http://127.0.0.1:{port}/user/{ZERO_ID}")
             if code == 404:
                 print(f"run-control: {args.name} ready, pid {server.pid}, port {port} (log {log})", file=sys.stderr)
                 print(server.pid)
@@ -63,6 +63,7 @@ def main():
         if code != 404:
             server.terminate()
             server.wait()
+
 
 if __name__ == "__main__":
     main()
