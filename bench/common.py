@@ -111,6 +111,66 @@ def service(log_file, args, port=8080, management_port=8081, java="java", timeou
             process.wait()
 
 
+class Compose:
+    """docker-compose.yml as a user runs it, under a project name, network and secrets of its own
+    (target/compose-load/), so that it goes beside a developer's own `docker compose up`; the service
+    on 127.0.0.1:8080 and 8081 as the README's. env_files are compose's --env-file options (the
+    machine's stand-in images: docker/local-images.env)."""
+    NAME, PREFIX = "profiles-load", "172.28.50"
+
+    def __init__(self, env_files=()):
+        self.work = ROOT / "target/compose-load"
+        self.env = dict(os.environ, SECRETS_DIR=str(self.work / "secrets"), NETWORK_PREFIX=self.PREFIX,
+                        DB_NETWORK_SUBNET="172.28.51.0/24", APP_PORT="8080", MANAGEMENT_PORT="8081",
+                        # The simulations register thousands of users from 16 loopback addresses.
+                        REGISTRATIONS_PER_ADDRESS="0")
+        self.options = [a for f in env_files for a in ("--env-file", str(f))]
+        self.ids_file = self.work / "data/user-ids.csv"
+
+    def __call__(self, *args, timeout=900, check=True, output=None):
+        command = ["docker", "compose", "-p", self.NAME, *self.options, *args]
+        result = subprocess.run(command, cwd=ROOT, env=self.env, timeout=timeout, text=True,
+                                stdout=output or subprocess.PIPE, stderr=subprocess.STDOUT)
+        if check and result.returncode:
+            fail(f"{' '.join(command[3:])} failed:\n{result.stdout or ''}")
+        return result
+
+    def up(self, users):
+        """Builds and starts the deployment from empty volumes, waits for every healthcheck, seeds
+        `users` profiles with the documented command (ids to target/compose-load/data/)."""
+        for taken in (p for p in (8080, 8081) if socket.socket().connect_ex(("127.0.0.1", p)) == 0):
+            fail(f"port {taken} is already in use: the compose service listens there on the host", 2)
+        self.work.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["bash", "docker/secrets.sh", self.env["SECRETS_DIR"]], cwd=ROOT, check=True,
+                       capture_output=True)
+        self("down", "-v", "--remove-orphans")
+        log("compose: up --build --wait")
+        self("up", "--build", "-d", "--wait", timeout=1800)
+        (self.work / "data").mkdir(exist_ok=True)
+        began = time.monotonic()
+        self("run", "--rm", "--user", f"{os.getuid()}:{os.getgid()}", "-v", f"{self.work / 'data'}:/app/.data",
+             "app", f"--app.seed.users={users}", timeout=1800)
+        log(f"compose: seeded {users} users in {time.monotonic() - began:.0f} s")
+
+    def restart_service(self):
+        """A fresh JVM in the service's container, as each local run starts one; back when healthy."""
+        self("restart", "app")
+        deadline = time.monotonic() + 300
+        while http_status("http://127.0.0.1:8081/actuator/health/readiness") != 200:
+            if time.monotonic() > deadline:
+                fail("the compose service was not ready within 300 s")
+            time.sleep(1)
+
+    def down(self):
+        self("down", "-v", "--remove-orphans", check=False)
+
+    def calibrate(self):
+        """calibrate() on the compose nodes, through the host's bridge as the service reaches them."""
+        password = (self.work / "secrets/app-db-migration-password").read_text().strip()
+        return calibrate(f"{self.PREFIX}.11", (f"{self.PREFIX}.12", f"{self.PREFIX}.13"), port=5432,
+                         env={"PGPASSWORD": password})
+
+
 def run_gatling(simulation, options, output=None, java_home=None):
     """One simulation of gatling/'s own build; its exit status and newest run directory (or None)."""
     env = dict(os.environ, **({"JAVA_HOME": java_home} if java_home else {}))
@@ -168,12 +228,14 @@ def psql(port, *args, stdin=None):
 
 
 def pgbench(ports, clients, threads, seconds, args, env=None):
-    """pgbench on every port at once, clients and threads split between them; their outputs."""
+    """pgbench on every port at once, clients and threads split between them; their outputs. A "port"
+    may be a host name or address instead, with the port in env's PGPORT."""
     binary, runs = pgbench_binary(), []
     for i, port in enumerate(ports):
         share = lambda n: str(max(1, n // len(ports) + (i < n % len(ports))))
+        target = ["-p", str(port)] if isinstance(port, int) else ["-h", port]
         runs.append(subprocess.Popen([binary, "-n", "-M", "prepared", "-c", share(clients), "-j", share(threads),
-                                      "-T", str(seconds), "-p", str(port), *args], stdout=subprocess.PIPE,
+                                      "-T", str(seconds), *target, *args], stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, text=True, env=pg_env(**(env or {}))))
     outputs = [run.communicate()[0] for run in runs]
     if any(run.returncode for run in runs):
@@ -185,15 +247,18 @@ def tps(output):
     return float(re.search(r"^tps = ([\d.]+)", output, re.M).group(1))
 
 
-def calibrate(primary=15432, replicas=(15433, 15434)):
+def calibrate(primary=15432, replicas=(15433, 15434), port=None, env=None):
     """The machine's own speed as one number: pgbench's select-only script (one primary-key lookup,
     prepared) on a scale-1 table set in the schema "calibration" (made on the primary the first time;
     DROP SCHEMA calibration CASCADE removes it), 4 clients on each replica for 15 s, TPS summed.
     load-test.py and cpu-per-request.py both take it, so their calibrations compare."""
-    env = {"PGOPTIONS": "-c search_path=calibration"}
-    if psql(primary, "-c", "SELECT to_regclass('calibration.pgbench_accounts') IS NOT NULL") != "t":
-        psql(primary, "-c", "CREATE SCHEMA IF NOT EXISTS calibration")
-        subprocess.run([pgbench_binary(), "-i", "-s", "1", "-q", "-p", str(primary)], env=pg_env(**env),
+    env = {**(env or {}), "PGOPTIONS": "-c search_path=calibration", **({"PGPORT": str(port)} if port else {})}
+    target = ["-p", str(primary)] if isinstance(primary, int) else ["-h", primary]
+    sql = lambda q: subprocess.run(["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", *target, "-c", q],
+                                   capture_output=True, text=True, check=True, env=pg_env(**env)).stdout.strip()
+    if sql("SELECT to_regclass('calibration.pgbench_accounts') IS NOT NULL") != "t":
+        sql("CREATE SCHEMA IF NOT EXISTS calibration")
+        subprocess.run([pgbench_binary(), "-i", "-s", "1", "-q", *target], env=pg_env(**env),
                        capture_output=True, check=True)
         time.sleep(2)
     return round(sum(tps(out) for out in pgbench(replicas, 4 * len(replicas), len(replicas), 15, ["-S"], env)))

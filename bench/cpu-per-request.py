@@ -2,7 +2,8 @@
 """CPU per request of HTTP servers side by side, on keep-alive connections, in one run.
 
 Each target is a server already listening on a loopback port: the service, and the controls of
-bench/controls. Each round gives each target in turn (the order rotates: the VM's speed drifts within
+bench/controls; NAME=PORT@IDS_FILE gives a target ids of its own (the compose deployment's, say:
+target/compose-load/data/user-ids.csv), the others read .data/user-ids.csv or $IDS_FILE. Each round gives each target in turn (the order rotates: the VM's speed drifts within
 minutes) the same closed-loop load: wrk, 2 threads, 16 connections, GET /user/{id} of random seeded
 ids. Around each run it reads from /proc the CPU time of the server, of the PostgreSQL nodes, of wrk
 and of the machine, and the server threads' context switches; it prints per target the median
@@ -57,7 +58,7 @@ def counters(pid, masters):
             "machine": (cpu[0] + cpu[1] + cpu[2] + cpu[5] + cpu[6]) / TICK, "steal": cpu[7] / TICK}
 
 
-def measure(port, seconds, masters, syscalls):
+def measure(port, seconds, masters, syscalls, ids=None):
     found = re.search(r"pid=(\d+)", subprocess.run(["ss", "-ltnpH", f"sport = :{port}"], capture_output=True,
                                                     text=True).stdout)
     if not found:
@@ -67,7 +68,7 @@ def measure(port, seconds, masters, syscalls):
                              "--", "sleep", str(seconds)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             text=True) if syscalls else None
     before = counters(pid, masters)
-    run = wrk(f"http://127.0.0.1:{port}", seconds)
+    run = wrk(f"http://127.0.0.1:{port}", seconds, env=ids and {"IDS_FILE": ids})
     after = counters(pid, masters)
     us = lambda key: (after[key] - before[key]) * 1e6 / run["requests"]
     row = {"req/s": run["requests"] / seconds, "errors": run["errors"], "p99 ms": run["p99_ms"],
@@ -84,27 +85,28 @@ def measure(port, seconds, masters, syscalls):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("targets", nargs="+", metavar="NAME=PORT")
+    parser.add_argument("targets", nargs="+", metavar="NAME=PORT[@IDS_FILE]")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seconds", type=int, default=15, help="length of each measured wrk run")
     parser.add_argument("--warm-up", type=int, default=60, help="seconds of wrk load per target before measuring")
     parser.add_argument("--syscalls", action="store_true", help="count system calls with perf stat")
     parser.add_argument("--no-calibration", action="store_true")
     args = parser.parse_args()
-    if not all(re.fullmatch(r"[^=]+=\d+", t) for t in args.targets):
-        parser.error("targets are NAME=PORT")
+    if not all(re.fullmatch(r"[^=]+=\d+(@.+)?", t) for t in args.targets):
+        parser.error("targets are NAME=PORT[@IDS_FILE]")
     need("wrk", "ss", *([] if args.no_calibration else ["psql"]), *(["perf"] if args.syscalls else []))
-    targets = [(name, int(port)) for name, port in (t.split("=") for t in args.targets)]
+    targets = [(name, int(port), ids or None) for name, port, _, ids in
+               (re.fullmatch(r"([^=]+)=(\d+)(@(.+))?", t).groups() for t in args.targets)]
     masters = [int(open(p).readline()) for p in glob.glob(f"{ROOT}/.data/cluster/*/postmaster.pid")]
     calibration = None if args.no_calibration else calibrate()
-    for name, port in targets:
+    for name, port, ids in targets:
         if args.warm_up > 0:
             print(f"warming up {name} for {args.warm_up} s", file=sys.stderr)
-            wrk(f"http://127.0.0.1:{port}", args.warm_up)
-    rows = {name: [] for name, _ in targets}
+            wrk(f"http://127.0.0.1:{port}", args.warm_up, env=ids and {"IDS_FILE": ids})
+    rows = {name: [] for name, _, _ in targets}
     for r in range(args.rounds):
-        for name, port in targets[r % len(targets):] + targets[:r % len(targets)]:
-            rows[name].append(measure(port, args.seconds, masters, args.syscalls))
+        for name, port, ids in targets[r % len(targets):] + targets[:r % len(targets)]:
+            rows[name].append(measure(port, args.seconds, masters, args.syscalls, ids))
             print(f"round {r + 1} target {name}, " + ", ".join(f"{k} {v:.1f}" for k, v in rows[name][-1].items()),
                   file=sys.stderr)
     if calibration is not None:
@@ -114,7 +116,7 @@ def main():
     print("| target | " + " | ".join(keys) + " | server CPU ÷ last target's |")
     print("|---" * (len(keys) + 2) + "|")
     last = median([r["server µs/req"] for r in rows[targets[-1][0]]])
-    for name, _ in targets:
+    for name, _, _ in targets:
         cells = [spread([r[k] for r in rows[name]]) if k != "errors" else str(sum(r[k] for r in rows[name])) for k in keys]
         print(f"| {name} | " + " | ".join(cells) + f" | {median([r['server µs/req'] for r in rows[name]]) / last:.2f} |")
 

@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Regenerates docs/load-tests/, which the load-test report cites. Each profile, --runs times: the
 service on its embedded cluster in .data/ (seeded with 1,000,000 users), the machine's calibration,
-a wrk warm-up until throughput levels off, the Gatling simulation. Each run's summary, latency and
+a wrk warm-up until throughput levels off, the Gatling simulation. With --compose, the same on
+docker-compose.yml instead: brought up from empty volumes under a project of its own, seeded with
+--seed users by the documented command, the service's container restarted before each run (a fresh
+JVM, as each local run has), taken down with its volumes at the end; results under
+docs/load-tests/compose-<simulation>-<users>[-<label>]/ (a profile's service arguments do not apply). Each run's summary, latency and
 CPU files go to docs/load-tests/<simulation>-<users>[-<label>]/run-<n>/, one line per run to runs.csv
 there and the median [min-max] of every figure to medians.md; failed runs are kept. A profile is
 SIMULATION:USERS[:LABEL[:SERVICE_ARGUMENT...]], e.g. GetUserSimulation:250000:primary-only:--app.db.read-from-replicas=false.
@@ -18,7 +22,9 @@ import sys
 import time
 from pathlib import Path
 
-from common import ROOT, calibrate, commit, fail, log, median, need, run_gatling, service, service_java, wrk
+import contextlib
+
+from common import ROOT, Compose, calibrate, commit, fail, log, median, need, run_gatling, service, service_java, wrk
 
 DEFAULT_PROFILES = ["GetUserSimulation:250000", "GetUserSimulation:500000",
                     "GetUserSimulation:250000:primary-only:--app.db.read-from-replicas=false",
@@ -38,13 +44,13 @@ MEDIAN_ROWS = [("calibration_tps", "calibration: pgbench point select, TPS"), ("
 SERIES = "machine|steal|service|primary|replica1|replica2|gatling"
 
 
-def warm_up(record, limit):
+def warm_up(record, limit, ids_file=None):
     """JIT warm-up, not measured: 20 s wrk rounds until, after at least 60 s, one is within 5 % of the
     one before (a drop is no plateau: a fresh JVM dips while C2 recompiles). On a slow machine the
     JIT needed about 3 minutes, and throughput rose from 1,800 to 6,700 req/s meanwhile."""
     previous, elapsed, lines = 0, 0, []
     while elapsed < limit:
-        rps = round(wrk("http://127.0.0.1:8080", 20)["rps"])
+        rps = round(wrk("http://127.0.0.1:8080", 20, env={"IDS_FILE": str(ids_file)} if ids_file else None)["rps"])
         elapsed += 20
         lines.append(f"warm-up {elapsed}s: {rps} req/s")
         log(lines[-1])
@@ -118,34 +124,60 @@ def main():
     parser.add_argument("--gatling-java-home", help="the JDK that runs Gatling [JAVA_HOME]")
     parser.add_argument("--gatling-opts", default="", help='more -D options, e.g. "-Dwindow=60 -Dramp=0" for a trial')
     parser.add_argument("--warm-up-max", type=int, default=300, help="seconds of warm-up at most [%(default)s]")
+    parser.add_argument("--compose", action="store_true", help="run on docker-compose.yml instead (see above)")
+    parser.add_argument("--env-file", action="append", default=[],
+                        help="compose's --env-file, repeatable: docker/local-images.env for the stand-in images")
+    parser.add_argument("--seed", type=int, default=1_000_000, help="profiles seeded with --compose [%(default)s]")
+    parser.add_argument("--out", type=Path, default=ROOT / "docs/load-tests",
+                        help="where each profile's folder goes [docs/load-tests]; CI's short runs use target/")
     args = parser.parse_args()
     if args.runs < 1:
         parser.error("--runs must be positive")
-    need("wrk", "psql")
-    if not (ROOT / ".data/user-ids.csv").is_file():
+    need("wrk", "psql", *(["docker"] if args.compose else []))
+    if not args.compose and not (ROOT / ".data/user-ids.csv").is_file():
         fail("seed first: ./mvnw spring-boot:run -Dspring-boot.run.arguments=--app.seed.users=1000000", 2)
     if subprocess.run(["./mvnw", "-B", "-ntp", "-q", "package", "-DskipTests", "-Dspring-javaformat.validate.skip=true"],
                       cwd=ROOT).returncode:
         fail("the build failed", 2)
+    compose = Compose(args.env_file) if args.compose else None
+    try:
+        if compose:
+            compose.up(args.seed)
+        failed = run_profiles(args, compose)
+    finally:
+        if compose:
+            log("compose: down -v")
+            compose.down()
+    sys.exit(1 if failed else 0)
+
+
+def run_profiles(args, compose):
+    """Every profile --runs times; whether any run failed its assertions."""
     failed = False
+    ids = ["-DidsFile=" + str(compose.ids_file)] if compose else []
     for profile in args.profiles:
         simulation, users, label, service_args = (profile.split(":", 3) + ["", ""])[:4]
-        name = f"{simulation.lower()}-{users}" + (f"-{label}" if label else "")
-        out = ROOT / "docs/load-tests" / name
+        name = ("compose-" if compose else "") + f"{simulation.lower()}-{users}" + (f"-{label}" if label else "")
+        out = args.out.resolve() / name
         shutil.rmtree(out, ignore_errors=True)
         rows = []
         for n in range(1, args.runs + 1):
             log(f"{name}, run {n} of {args.runs} (service arguments: {service_args or 'none'})")
             run_out, logs = out / f"run-{n}", ROOT / "target" / f"{name}-run-{n}"
             run_out.mkdir(parents=True)
-            with service(f"{logs}-service.log", ["--app.auth.throttle.registrations-per-address=0",
-                                                 *shlex.split(service_args)], java=args.service_java):
+            if compose:
+                compose.restart_service()
+                target = contextlib.nullcontext()
+            else:
+                target = service(f"{logs}-service.log", ["--app.auth.throttle.registrations-per-address=0",
+                                                         *shlex.split(service_args)], java=args.service_java)
+            with target:
                 started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-                calibration = calibrate()
+                calibration = compose.calibrate() if compose else calibrate()
                 log(f"calibration: pgbench point select {calibration} TPS")
-                warm_up(run_out / "warm-up.txt", args.warm_up_max)
+                warm_up(run_out / "warm-up.txt", args.warm_up_max, compose and compose.ids_file)
                 with open(f"{logs}-gatling.log", "w") as gatling_log:
-                    status, run = run_gatling(simulation, [f"-Dusers={users}", *shlex.split(args.gatling_opts)],
+                    status, run = run_gatling(simulation, [f"-Dusers={users}", *ids, *shlex.split(args.gatling_opts)],
                                               gatling_log, args.gatling_java_home)
                 java = service_java()
             if run is None:
@@ -160,14 +192,14 @@ def main():
             print((next(run_out.glob("*-summary.txt"))).read_text() + "\n".join(assertions))
             rows.append(dict(figures(run_out), run=n, started_utc=started, commit=commit(), java=java,
                              calibration_tps=calibration, assertions_passed="yes" if status == 0 else "no"))
-            log(f"(exit {status}) copied to {run_out.relative_to(ROOT)}; Gatling report in {run}")
+            log(f"(exit {status}) copied to {run_out}; Gatling report in {run}")
         with (out / "runs.csv").open("w", newline="") as f:
             writer = csv.writer(f, lineterminator="\n")
             writer.writerow(COLUMNS)
             writer.writerows([["" if r.get(c) is None else r[c] for c in COLUMNS] for r in rows])
         (out / "medians.md").write_text(medians(rows, name))
         print(medians(rows, name))
-    sys.exit(1 if failed else 0)
+    return failed
 
 
 if __name__ == "__main__":

@@ -26,10 +26,10 @@ import static org.awaitility.Awaitility.await;
  * started and every healthcheck waited for; then what the deployment promises is checked,
  * the database through psql in the nodes' containers (the superuser is refused over TCP).
  * <p>
- * The host ports are left to Docker ({@code APP_PORT=0}) and the networks get subnets of
- * their own ({@code -Dit.compose.subnet}, {@code -Dit.compose.db-subnet}; defaults
- * 172.28.201.0/24 and 172.28.211.0/24), so the test can run beside a
- * {@code docker compose up} of the same file.
+ * The service, in the host's network namespace, gets free ports of the test's choosing,
+ * and the networks get subnets of their own ({@code -Dit.compose.network-prefix},
+ * {@code -Dit.compose.db-subnet}; defaults 172.28.201 and 172.28.211.0/24), so the test
+ * can run beside a {@code docker compose up} of the same file.
  */
 @RequiresDocker
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -50,9 +50,9 @@ class ComposeDeploymentIntegrationTests {
 
 	private static final ComposeProject COMPOSE = new ComposeProject("profiles-compose-it",
 			List.of(Path.of("docker-compose.yml")),
-			Map.of("APP_PORT", "0", "MANAGEMENT_PORT", "0", "NETWORK_SUBNET",
-					System.getProperty("it.compose.subnet", "172.28.201.0/24"), "DB_NETWORK_SUBNET",
-					System.getProperty("it.compose.db-subnet", "172.28.211.0/24"), "SECRETS_DIR",
+			Map.of("APP_PORT", ComposeProject.freePort(), "MANAGEMENT_PORT", ComposeProject.freePort(),
+					"NETWORK_PREFIX", System.getProperty("it.compose.network-prefix", "172.28.201"),
+					"DB_NETWORK_SUBNET", System.getProperty("it.compose.db-subnet", "172.28.211.0/24"), "SECRETS_DIR",
 					WORK.resolve("secrets").toString()));
 
 	private static boolean started;
@@ -63,7 +63,7 @@ class ComposeDeploymentIntegrationTests {
 	static void up() throws Exception {
 		COMPOSE.upAnew(Duration.ofMinutes(15), WORK);
 		started = true;
-		var address = COMPOSE.address("app", 8080);
+		var address = COMPOSE.hostAddress("APP_PORT");
 		api = new ApiClient(address.getHost(), address.getPort());
 	}
 
@@ -162,7 +162,7 @@ class ComposeDeploymentIntegrationTests {
 	@Test
 	@Order(7)
 	void healthShowsTheStatusAlone() throws Exception {
-		var management = COMPOSE.address("app", 8081);
+		var management = COMPOSE.hostAddress("MANAGEMENT_PORT");
 		ApiClient.Response health = new ApiClient(management.getHost(), management.getPort()).get("/actuator/health");
 		assertThat(health.status()).isEqualTo(200);
 		assertThat(health.json().get("status").asString()).isEqualTo("UP");

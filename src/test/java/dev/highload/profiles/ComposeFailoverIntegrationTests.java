@@ -50,15 +50,15 @@ class ComposeFailoverIntegrationTests {
 
 	/**
 	 * Its own ports, subnet and failover file; the images of the environment
-	 * (docker/local-images.env, where exported). Every writer reaches the service through
-	 * Docker's proxy, from one address: no registration limit.
+	 * (docker/local-images.env, where exported). Every writer reaches the service from
+	 * one address, the host's loopback: no registration limit.
 	 */
 	private static final ComposeProject PROJECT_CLI = new ComposeProject(PROJECT,
 			List.of(Path.of("docker-compose.yml"), OVERRIDE),
-			Map.of("APP_PORT", "0", "MANAGEMENT_PORT", "0", "NETWORK_SUBNET",
-					System.getProperty("it.compose.failover-subnet", "172.28.202.0/24"), "DB_NETWORK_SUBNET",
-					System.getProperty("it.compose.failover-db-subnet", "172.28.212.0/24"), "FAILOVER_FILE",
-					OVERRIDE.toString(), "REGISTRATIONS_PER_ADDRESS", "0", "SECRETS_DIR",
+			Map.of("APP_PORT", ComposeProject.freePort(), "MANAGEMENT_PORT", ComposeProject.freePort(),
+					"NETWORK_PREFIX", System.getProperty("it.compose.failover-network-prefix", "172.28.202"),
+					"DB_NETWORK_SUBNET", System.getProperty("it.compose.failover-db-subnet", "172.28.212.0/24"),
+					"FAILOVER_FILE", OVERRIDE.toString(), "REGISTRATIONS_PER_ADDRESS", "0", "SECRETS_DIR",
 					WORK.resolve("secrets").toString()));
 
 	private static boolean started;
@@ -104,7 +104,7 @@ class ComposeFailoverIntegrationTests {
 	}
 
 	private static URI serviceAddress() throws Exception {
-		return PROJECT_CLI.address("app", 8080).resolve("/user/register");
+		return PROJECT_CLI.hostAddress("APP_PORT").resolve("/user/register");
 	}
 
 	/** The deployment through the compose CLI and docker/failover.sh. */

@@ -1,6 +1,9 @@
 package dev.highload.profiles;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -71,6 +74,30 @@ record ComposeProject(String name, List<Path> files, Map<String, String> environ
 	/** Any other command, in the same environment. */
 	Result run(Duration timeout, List<String> command) throws IOException, InterruptedException {
 		return run(timeout, command, this.environment);
+	}
+
+	/**
+	 * The address of a service that runs in the host's network namespace
+	 * (docker-compose.yml's {@code app}) on the port one of this project's variables
+	 * sets.
+	 */
+	URI hostAddress(String portVariable) {
+		String port = this.environment.get(portVariable);
+		assertThat(port).as(portVariable + " of compose project " + this.name).isNotNull();
+		return URI.create("http://127.0.0.1:" + port);
+	}
+
+	/**
+	 * A port free on the host's loopback interface now, for a service in the host's
+	 * network namespace: Docker cannot pick one for it, as it does for a published port.
+	 */
+	static String freePort() {
+		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+			return Integer.toString(socket.getLocalPort());
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
 	}
 
 	/** The host address of a service's published port, on the loopback interface. */
