@@ -363,7 +363,7 @@ public final class CpuSampler {
 		 * service's default management port), {@code -DclusterDir} (default
 		 * {@code .data/cluster}, where {@code ./mvnw spring-boot:run} keeps its nodes)
 		 * and {@code -DmonitorDir}; relative paths are resolved against the working
-		 * directory, which gatling/pom.xml makes the repository root.
+		 * directory, which the gatling-maven-plugin (pom.xml) makes the repository root.
 		 * @param name the run's name, which starts every file name
 		 * @param outputDir where to write when {@code -DmonitorDir} is not set
 		 * @return the settings

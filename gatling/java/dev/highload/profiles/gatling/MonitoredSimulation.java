@@ -27,8 +27,8 @@ import static io.gatling.javaapi.http.HttpDsl.http;
  */
 abstract class MonitoredSimulation extends Simulation {
 
-	/** Gatling's results folder, as gatling/pom.xml passes it on. */
-	private static final Path RESULTS = Path.of(System.getProperty("gatling.resultsFolder", "gatling/target/gatling"));
+	/** Gatling's results folder, as the gatling-maven-plugin (pom.xml) passes it on. */
+	private static final Path RESULTS = Path.of(System.getProperty("gatling.resultsFolder", "target/gatling"));
 
 	final LoadConfig config;
 
