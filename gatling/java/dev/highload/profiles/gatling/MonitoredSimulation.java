@@ -21,9 +21,10 @@ import static io.gatling.javaapi.http.HttpDsl.http;
 
 /**
  * What every simulation shares: the HTTP protocol, the arrival profile, and CPU sampling
- * of the machine, the service, each PostgreSQL node and Gatling itself for the length of
- * the run. At the end it prints one summary (latency per request type, CPU per process)
- * and writes it, with the CPU samples as CSV and charts, into the run's report folder.
+ * of the machine, the service, each PostgreSQL node (or each container of the service's
+ * Compose project) and Gatling itself for the length of the run. At the end it prints one
+ * summary (latency per request type, CPU per process) and writes it, with the CPU samples
+ * as CSV and charts, into the run's report folder.
  */
 abstract class MonitoredSimulation extends Simulation {
 
