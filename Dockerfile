@@ -10,7 +10,8 @@ ARG JRE_IMAGE=eclipse-temurin:17-jre-noble
 
 FROM ${JDK_IMAGE} AS build
 WORKDIR /build
-# Dependencies first, in a layer of their own that a source change does not invalidate.
+# Dependencies first, in a layer of their own that a source change does not invalidate (the load
+# simulations' test-scoped Gatling among them: it stays in this build stage, out of the jar).
 COPY .mvn/ .mvn/
 COPY mvnw pom.xml ./
 RUN ./mvnw -B -ntp -q dependency:go-offline

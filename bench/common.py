@@ -172,14 +172,14 @@ class Compose:
 
 
 def run_gatling(simulation, options, output=None, java_home=None):
-    """One simulation of gatling/'s own build; its exit status and newest run directory (or None)."""
+    """One simulation, ./mvnw gatling:test at the repository root; its exit status and newest run directory (or None)."""
     env = dict(os.environ, **({"JAVA_HOME": java_home} if java_home else {}))
     # A formatting slip in a simulation being tried out must not stop a run: the formatter is CI's job.
-    status = subprocess.run(["./mvnw", "-B", "-ntp", "-f", "gatling/pom.xml", "gatling:test",
+    status = subprocess.run(["./mvnw", "-B", "-ntp", "gatling:test",
                              "-Dspring-javaformat.validate.skip=true",
                              f"-Dgatling.simulationClass=dev.highload.profiles.gatling.{simulation}", *options],
                             cwd=ROOT, env=env, stdout=output, stderr=output and subprocess.STDOUT).returncode
-    runs = sorted(glob.glob(f"{ROOT}/gatling/target/gatling/{simulation.lower()}-*"), key=os.path.getmtime)
+    runs = sorted(glob.glob(f"{ROOT}/target/gatling/{simulation.lower()}-*"), key=os.path.getmtime)
     return status, Path(runs[-1]) if runs else None
 
 

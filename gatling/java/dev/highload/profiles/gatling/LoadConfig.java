@@ -8,8 +8,7 @@ import java.util.stream.IntStream;
 /**
  * The knobs of every simulation, read from {@code -D} system properties. Each simulation
  * passes its own defaults for the thresholds; everything else is shared. Relative paths
- * are resolved against the repository root, the working directory gatling/pom.xml gives
- * Gatling.
+ * are resolved against the repository root, the working directory pom.xml gives Gatling.
  *
  * @param baseUrl the service, {@code -DbaseUrl} (default http://127.0.0.1:8080)
  * @param users virtual users in the run, {@code -Dusers}

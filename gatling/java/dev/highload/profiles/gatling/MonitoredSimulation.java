@@ -21,14 +21,15 @@ import static io.gatling.javaapi.http.HttpDsl.http;
 
 /**
  * What every simulation shares: the HTTP protocol, the arrival profile, and CPU sampling
- * of the machine, the service, each PostgreSQL node and Gatling itself for the length of
- * the run. At the end it prints one summary (latency per request type, CPU per process)
- * and writes it, with the CPU samples as CSV and charts, into the run's report folder.
+ * of the machine, the service, each PostgreSQL node (or each container of the service's
+ * Compose project) and Gatling itself for the length of the run. At the end it prints one
+ * summary (latency per request type, CPU per process) and writes it, with the CPU samples
+ * as CSV and charts, into the run's report folder.
  */
 abstract class MonitoredSimulation extends Simulation {
 
-	/** Gatling's results folder, as gatling/pom.xml passes it on. */
-	private static final Path RESULTS = Path.of(System.getProperty("gatling.resultsFolder", "gatling/target/gatling"));
+	/** Gatling's results folder, as the gatling-maven-plugin (pom.xml) passes it on. */
+	private static final Path RESULTS = Path.of(System.getProperty("gatling.resultsFolder", "target/gatling"));
 
 	final LoadConfig config;
 

@@ -10,11 +10,12 @@ import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -30,10 +31,16 @@ import dev.highload.profiles.gatling.monitor.ProcFs.Snapshot;
  * <p>
  * Processes are found without pids typed by hand: the service is the Java process that
  * listens on the base URL's port, or else a Java process whose command line names the
- * service (a container's JVM behind a port Docker publishes); each node is named by its
- * {@code postmaster.pid}, re-read every second so that a restarted node is followed. When
- * the service is not found on this machine, its CPU comes from its Actuator instead.
- * {@link #stop()} writes a CSV, a PNG chart and an HTML report into the output directory.
+ * service; each node is named by its {@code postmaster.pid}, re-read every second so that
+ * a restarted node is followed. When the service is not found on this machine, its CPU
+ * comes from its Actuator instead.
+ * <p>
+ * When the service runs in a Docker container (its process's cgroup names one, or a
+ * container publishes the port), the sampler records every container of its Compose
+ * project instead of the service and the nodes, each from its cgroup and under its
+ * compose service's name ({@link ContainerCpu}): {@code app}, {@code primary},
+ * {@code replica1} and {@code replica2} for docker-compose.yml. {@link #stop()} writes a
+ * CSV, a PNG chart and an HTML report into the output directory, in either case.
  * <pre class="code">
  * CpuSampler sampler = CpuSampler.start(CpuSampler.Settings.fromSystemProperties("get-user", Path.of("out")));
  * // ... the load ...
@@ -64,11 +71,18 @@ public final class CpuSampler {
 
 	private final List<Sample> samples = Collections.synchronizedList(new ArrayList<>());
 
-	private final Map<Series, String> sources = Collections.synchronizedMap(new EnumMap<>(Series.class));
+	private final Map<Series, String> sources = Collections.synchronizedMap(new HashMap<>());
 
 	private final int servicePort;
 
+	/**
+	 * The columns of this run: the local run's, or the machine, containers and Gatling.
+	 */
+	private final List<Series> series;
+
 	private final ActuatorCpu actuator;
+
+	private final ContainerCpu containers;
 
 	private final long startNanos;
 
@@ -93,7 +107,20 @@ public final class CpuSampler {
 		this.sources.put(Series.MACHINE, "procfs /proc/stat, without steal");
 		this.sources.put(Series.STEAL, "procfs /proc/stat, steal");
 		this.sources.put(Series.GATLING, "procfs pid " + this.selfPid);
-		if (isThisMachine(uri.getHost()) && findService(this.previous)) {
+		boolean local = isThisMachine(uri.getHost());
+		Optional<ServiceProcess> process = local ? locateService() : Optional.empty();
+		this.containers = local ? findContainers(process).orElse(null) : null;
+		if (this.containers != null) {
+			this.actuator = null;
+			List<Series> columns = new ArrayList<>(List.of(Series.MACHINE, Series.STEAL));
+			columns.addAll(this.containers.series());
+			columns.add(Series.GATLING);
+			this.series = List.copyOf(columns);
+			this.sources.putAll(this.containers.sources());
+			return;
+		}
+		this.series = Series.LOCAL;
+		if (process.isPresent() && follow(process.get(), this.previous)) {
 			this.actuator = null;
 		}
 		else {
@@ -150,11 +177,12 @@ public final class CpuSampler {
 			taken = List.copyOf(this.samples);
 		}
 		List<SeriesStats> stats = new ArrayList<>();
-		for (Series series : Series.values()) {
+		for (Series series : this.series) {
 			stats.add(SeriesStats.of(series, this.sources.getOrDefault(series, "not found"), taken));
 		}
 		Path dir = this.settings.outputDir();
-		this.result = new Result(this.settings.name(), this.previous.machine().cores(), taken, stats,
+		String project = (this.containers != null) ? this.containers.project() : "";
+		this.result = new Result(this.settings.name(), project, this.previous.machine().cores(), taken, stats,
 				Result.files(dir, this.settings.name()));
 		try {
 			this.result.writeTo(dir);
@@ -193,13 +221,19 @@ public final class CpuSampler {
 		Snapshot now = ProcFs.snapshot();
 		Snapshot before = this.previous;
 		double seconds = (now.nanos() - before.nanos()) / (double) SECOND;
-		Map<Series, Double> values = new EnumMap<>(Series.class);
+		Map<Series, Double> values = new HashMap<>();
 		long total = now.machine().total() - before.machine().total();
 		long busy = now.machine().busy() - before.machine().busy();
 		long steal = now.machine().steal() - before.machine().steal();
 		values.put(Series.MACHINE, (total > 0) ? 100.0 * now.machine().cores() * busy / total : 0.0);
 		values.put(Series.STEAL, (total > 0) ? 100.0 * now.machine().cores() * steal / total : 0.0);
 		values.put(Series.GATLING, percent(now.ticksSince(before, Set.of(this.selfPid)), seconds));
+		if (this.containers != null) {
+			values.putAll(this.containers.sample());
+			this.sources.putAll(this.containers.sources());
+			this.previous = now;
+			return new Sample(tick, values);
+		}
 		if (this.actuator == null) {
 			if (isServiceRunning(now) || searchServiceAgain(now)) {
 				values.put(Series.SERVICE, percent(now.ticksSince(before, Set.of(this.servicePid)), seconds));
@@ -243,26 +277,56 @@ public final class CpuSampler {
 	}
 
 	private boolean findService(Snapshot now) {
+		Optional<ServiceProcess> process = locateService();
+		return process.isPresent() && follow(process.get(), now);
+	}
+
+	/**
+	 * The service's process: the Java process listening on its port, or else a Java
+	 * process whose command line names the service.
+	 */
+	private Optional<ServiceProcess> locateService() {
 		OptionalLong pid = ProcFs.listeningPid(this.servicePort);
-		String how = "listening on port " + this.servicePort;
 		// A port published by Docker is held by docker-proxy, not by the service: only a
-		// Java process is taken for the service. A container's JVM still shows in this
-		// machine's /proc, and is found by its command line.
-		if (pid.isPresent() && !ProcFs.isJavaProcess(pid.getAsLong())) {
-			pid = OptionalLong.empty();
+		// Java process is taken for the service.
+		if (pid.isPresent() && ProcFs.isJavaProcess(pid.getAsLong())) {
+			return Optional.of(new ServiceProcess(pid.getAsLong(), true, "listening on port " + this.servicePort));
 		}
-		if (pid.isEmpty()) {
-			pid = ProcFs.javaProcessWithCommandLine(SERVICE_MARKERS);
-			how = "by command line";
-		}
-		ProcFs.ProcStat stat = pid.isPresent() ? now.processes().get(pid.getAsLong()) : null;
+		pid = ProcFs.javaProcessWithCommandLine(SERVICE_MARKERS);
+		return pid.isPresent() ? Optional.of(new ServiceProcess(pid.getAsLong(), false, "by command line"))
+				: Optional.empty();
+	}
+
+	private boolean follow(ServiceProcess process, Snapshot now) {
+		ProcFs.ProcStat stat = now.processes().get(process.pid());
 		if (stat == null) {
 			return false;
 		}
 		this.servicePid = stat.pid();
 		this.serviceStartTime = stat.startTime();
-		this.sources.put(Series.SERVICE, "procfs pid " + stat.pid() + ", " + how);
+		this.sources.put(Series.SERVICE, "procfs pid " + stat.pid() + ", " + process.how());
 		return true;
+	}
+
+	/**
+	 * The containers to record when the service runs in one: the container of the process
+	 * that listens on the port (host networking), the container that publishes the port
+	 * (Docker's port publishing, with or without docker-proxy), or the container of the
+	 * Java process found by its command line.
+	 */
+	private Optional<ContainerCpu> findContainers(Optional<ServiceProcess> process) {
+		if (process.isPresent() && process.get().listening()) {
+			Optional<String> id = Cgroups.containerIdOf(process.get().pid());
+			return id.isEmpty() ? Optional.empty()
+					: ContainerCpu.of(id.get(), process.get().pid(), "listens on port " + this.servicePort);
+		}
+		Optional<String> published = Docker.publishing(this.servicePort);
+		if (published.isPresent()) {
+			return ContainerCpu.of(published.get(), 0, "publishes port " + this.servicePort);
+		}
+		Optional<String> id = process.flatMap((found) -> Cgroups.containerIdOf(found.pid()));
+		return id.isEmpty() ? Optional.empty()
+				: ContainerCpu.of(id.get(), process.get().pid(), "its JVM found by command line");
 	}
 
 	/** Whether the host names this machine, so that its processes are in /proc. */
@@ -284,49 +348,66 @@ public final class CpuSampler {
 		return false;
 	}
 
-	/** A line of the chart and a column of the CSV. */
-	public enum Series {
+	/**
+	 * The service's process as {@link #locateService()} found it.
+	 *
+	 * @param pid the process
+	 * @param listening whether it holds the port, or was found by its command line
+	 * @param how how it was found, for the summary
+	 */
+	private record ServiceProcess(long pid, boolean listening, String how) {
+
+	}
+
+	/**
+	 * A line of the chart and a column of the CSV. The local run's are the constants
+	 * here; when the service runs in Docker, every container of its Compose project is
+	 * one, named after its compose service ({@code app}, {@code primary}, ...), between
+	 * {@link #STEAL} and {@link #GATLING}.
+	 *
+	 * @param label the name in the CSV header, the legend and the summary
+	 */
+	public record Series(String label) {
 
 		/**
 		 * The whole machine's own work, up to 100 % times its core count: user, system
 		 * and interrupt time, not idle, not I/O wait, not steal.
 		 */
-		MACHINE("machine"),
+		public static final Series MACHINE = new Series("machine");
 
 		/**
 		 * CPU time the hypervisor gave to other guests while this machine had work to
 		 * run. Not part of {@link #MACHINE}: no process here used it, but a high figure
 		 * means the machine ran slower than its cores suggest.
 		 */
-		STEAL("steal"),
+		public static final Series STEAL = new Series("steal");
 
 		/** The service JVM. */
-		SERVICE("service"),
+		public static final Series SERVICE = new Series("service");
 
 		/** The PostgreSQL primary: postmaster, backends, walsenders and helpers. */
-		PRIMARY("primary"),
+		public static final Series PRIMARY = new Series("primary");
 
 		/** The first replica: postmaster, walreceiver, startup process and backends. */
-		REPLICA1("replica1"),
+		public static final Series REPLICA1 = new Series("replica1");
 
 		/** The second replica. */
-		REPLICA2("replica2"),
+		public static final Series REPLICA2 = new Series("replica2");
 
 		/** The JVM running the sampler, normally Gatling's. */
-		GATLING("gatling");
-
-		private final String label;
-
-		Series(String label) {
-			this.label = label;
-		}
+		public static final Series GATLING = new Series("gatling");
 
 		/**
-		 * The name in the CSV header, the legend and the cluster directory.
-		 * @return the lower-case name
+		 * The local run's series, in their order; the last three name the cluster's
+		 * directories.
 		 */
-		public String label() {
-			return this.label;
+		static final List<Series> LOCAL = List.of(MACHINE, STEAL, SERVICE, PRIMARY, REPLICA1, REPLICA2, GATLING);
+
+		public Series {
+			Objects.requireNonNull(label, "label");
+			if (label.isBlank() || label.contains(",")) {
+				throw new IllegalArgumentException("A series needs a label without commas: '" + label + "'");
+			}
 		}
 
 	}
@@ -338,7 +419,7 @@ public final class CpuSampler {
 	 * @param managementUrl the service's Actuator base URL (its management port), asked
 	 * for the service's CPU when the process is not on this machine
 	 * @param clusterDir the directory holding the {@code primary}, {@code replica1} and
-	 * {@code replica2} data directories
+	 * {@code replica2} data directories of the local run
 	 * @param outputDir where {@link CpuSampler#stop()} writes its files
 	 * @param name the run's name, which starts every file name
 	 */
@@ -361,9 +442,10 @@ public final class CpuSampler {
 		 * Settings from {@code -DbaseUrl} (default {@code http://127.0.0.1:8080}),
 		 * {@code -DmanagementUrl} (default: the base URL's host on port 8081, the
 		 * service's default management port), {@code -DclusterDir} (default
-		 * {@code .data/cluster}, where {@code ./mvnw spring-boot:run} keeps its nodes)
-		 * and {@code -DmonitorDir}; relative paths are resolved against the working
-		 * directory, which gatling/pom.xml makes the repository root.
+		 * {@code .data/cluster}, where {@code ./mvnw spring-boot:run} keeps its nodes;
+		 * not read when the service runs in a container) and {@code -DmonitorDir};
+		 * relative paths are resolved against the working directory, which the
+		 * gatling-maven-plugin (pom.xml) makes the repository root.
 		 * @param name the run's name, which starts every file name
 		 * @param outputDir where to write when {@code -DmonitorDir} is not set
 		 * @return the settings
@@ -392,10 +474,7 @@ public final class CpuSampler {
 	public record Sample(long second, Map<Series, Double> values) {
 
 		public Sample {
-			// EnumMap's copy constructor refuses an empty map that is not an EnumMap.
-			EnumMap<Series, Double> copy = new EnumMap<>(Series.class);
-			copy.putAll(values);
-			values = Collections.unmodifiableMap(copy);
+			values = Map.copyOf(values);
 		}
 
 		/**
@@ -451,16 +530,19 @@ public final class CpuSampler {
 	 * What a run measured.
 	 *
 	 * @param name the run's name
+	 * @param project the Compose project whose containers were recorded, empty when none
+	 * were
 	 * @param machineCores this machine's online cores, so 100 % times this is all of it
 	 * @param samples one per second, in order
-	 * @param stats one per {@link Series}, in its order
+	 * @param stats one per series of the run, in the order of its columns
 	 * @param files the CSV, PNG and HTML that {@link CpuSampler#stop()} wrote into the
 	 * output directory
 	 */
-	public record Result(String name, int machineCores, List<Sample> samples, List<SeriesStats> stats,
+	public record Result(String name, String project, int machineCores, List<Sample> samples, List<SeriesStats> stats,
 			List<Path> files) {
 
 		public Result {
+			Objects.requireNonNull(project, "project");
 			samples = List.copyOf(samples);
 			stats = List.copyOf(stats);
 			files = List.copyOf(files);
@@ -487,10 +569,31 @@ public final class CpuSampler {
 		/**
 		 * The statistics of one series.
 		 * @param series which series
-		 * @return its average, maximum and source
+		 * @return its average, maximum and source; no samples and the source
+		 * {@code not recorded} for a series this run did not have
 		 */
 		public SeriesStats stats(Series series) {
-			return this.stats.get(series.ordinal());
+			return this.stats.stream()
+				.filter((one) -> one.series().equals(series))
+				.findFirst()
+				.orElseGet(() -> SeriesStats.of(series, "not recorded", List.of()));
+		}
+
+		/**
+		 * What the report is of: the run's name, and the Compose project whose containers
+		 * it recorded.
+		 * @return the run's name, with the project when there is one
+		 */
+		public String title() {
+			return this.project.isEmpty() ? this.name : this.name + ", containers of compose project " + this.project;
+		}
+
+		/**
+		 * The run's series, in the order of its CSV columns.
+		 * @return the series
+		 */
+		public List<Series> series() {
+			return this.stats.stream().map(SeriesStats::series).toList();
 		}
 
 		/**
@@ -520,7 +623,7 @@ public final class CpuSampler {
 			StringBuilder text = new StringBuilder();
 			text.append(String.format(Locale.ROOT,
 					"CPU of %s: %d samples of 1 s, %% of one core (this machine: %d cores, %d %% when all are busy)%n",
-					this.name, this.samples.size(), this.machineCores, 100 * this.machineCores));
+					title(), this.samples.size(), this.machineCores, 100 * this.machineCores));
 			int width = "source".length();
 			for (SeriesStats one : this.stats) {
 				width = Math.max(width, one.source().length());

@@ -8,10 +8,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.Arrays;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
 import java.util.OptionalDouble;
 import java.util.stream.Collectors;
 
@@ -48,10 +51,16 @@ final class CpuReport {
 
 	/** Matplotlib's "tab10" colours, distinct for each series. */
 	private static final List<Color> PALETTE = List.of(new Color(0x1f77b4), new Color(0xff7f0e), new Color(0x2ca02c),
-			new Color(0xd62728), new Color(0x9467bd), new Color(0x8c564b), new Color(0xe377c2), new Color(0x7f7f7f));
+			new Color(0xd62728), new Color(0x9467bd), new Color(0x8c564b), new Color(0xe377c2), new Color(0x7f7f7f),
+			new Color(0xbcbd22), new Color(0x17becf));
 
-	static final String CSV_HEADER = "second,"
-			+ Arrays.stream(Series.values()).map(Series::label).collect(Collectors.joining(","));
+	/**
+	 * The local run's series keep their colours in every run; containers take the rest.
+	 */
+	private static final Map<Series, Integer> COLOURS = Map.of(Series.MACHINE, 7, Series.STEAL, 5, Series.SERVICE, 0,
+			Series.PRIMARY, 3, Series.REPLICA1, 2, Series.REPLICA2, 4, Series.GATLING, 1);
+
+	private static final List<Integer> OTHER_COLOURS = List.of(0, 6, 8, 9, 3, 2, 4);
 
 	private CpuReport() {
 	}
@@ -68,11 +77,20 @@ final class CpuReport {
 		Files.writeString(html, html(result, chart), StandardCharsets.UTF_8);
 	}
 
+	/**
+	 * The CSV's first line: {@code second}, then one column per series.
+	 * @param result the run
+	 * @return the header, without a line end
+	 */
+	static String csvHeader(Result result) {
+		return "second," + result.series().stream().map(Series::label).collect(Collectors.joining(","));
+	}
+
 	static String csv(Result result) {
-		StringBuilder csv = new StringBuilder(CSV_HEADER).append('\n');
+		StringBuilder csv = new StringBuilder(csvHeader(result)).append('\n');
 		for (Sample sample : result.samples()) {
 			csv.append(sample.second());
-			for (Series series : Series.values()) {
+			for (Series series : result.series()) {
 				OptionalDouble value = sample.value(series);
 				csv.append(',').append(value.isPresent() ? decimal(value.getAsDouble()) : "");
 			}
@@ -82,7 +100,7 @@ final class CpuReport {
 	}
 
 	static XYChart chart(Result result) {
-		String title = String.format(Locale.ROOT, "CPU of %s, %% of one core (%d cores = %d %%)", result.name(),
+		String title = String.format(Locale.ROOT, "CPU of %s, %% of one core (%d cores = %d %%)", result.title(),
 				result.machineCores(), 100 * result.machineCores());
 		XYChart chart = new XYChartBuilder().width(WIDTH)
 			.height(HEIGHT)
@@ -92,8 +110,11 @@ final class CpuReport {
 			.build();
 		XYStyler styler = chart.getStyler();
 		styler.setYAxisMin(0.0);
-		styler.setLegendPosition(LegendPosition.OutsideS);
-		styler.setLegendLayout(Styler.LegendLayout.Horizontal);
+		// One entry a line beside the plot: a row under it cut off the seventh entry, and
+		// a
+		// compose project can have a dozen containers.
+		styler.setLegendPosition(LegendPosition.OutsideE);
+		styler.setLegendLayout(Styler.LegendLayout.Vertical);
 		styler.setChartBackgroundColor(Color.WHITE);
 		styler.setPlotBackgroundColor(Color.WHITE);
 		styler.setPlotBorderVisible(false);
@@ -102,7 +123,8 @@ final class CpuReport {
 		for (int i = 0; i < seconds.length; i++) {
 			seconds[i] = result.samples().get(i).second();
 		}
-		for (Series series : Series.values()) {
+		Map<Series, Color> colours = colours(result.series());
+		for (Series series : result.series()) {
 			SeriesStats stats = result.stats(series);
 			if (!stats.present() || seconds.length == 0) {
 				continue;
@@ -115,16 +137,16 @@ final class CpuReport {
 			String name = String.format(Locale.ROOT, "%s (avg %s, max %s)", series.label(), decimal(stats.average()),
 					decimal(stats.max()));
 			XYSeries line = chart.addSeries(name, seconds, values);
-			line.setLineColor(color(series));
+			line.setLineColor(colours.get(series));
 			line.setMarker(SeriesMarkers.NONE);
-			line.setLineStyle(new BasicStroke((series == Series.MACHINE) ? 2.5f : 1.5f));
+			line.setLineStyle(new BasicStroke(Series.MACHINE.equals(series) ? 2.5f : 1.5f));
 		}
 		return chart;
 	}
 
 	private static String html(Result result, byte[] chart) {
 		StringBuilder html = new StringBuilder();
-		String title = "CPU of " + result.name();
+		String title = "CPU of " + result.title();
 		html.append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>")
 			.append(escape(title))
 			.append("</title>\n<style>\n")
@@ -162,13 +184,13 @@ final class CpuReport {
 				.append("</td></tr>\n");
 		}
 		html.append("</table>\n<details>\n<summary>every second</summary>\n<table>\n<tr>");
-		for (String column : CSV_HEADER.split(",")) {
+		for (String column : csvHeader(result).split(",")) {
 			html.append("<th>").append(column).append("</th>");
 		}
 		html.append("</tr>\n");
 		for (Sample sample : result.samples()) {
 			html.append("<tr><td class=\"n\">").append(sample.second()).append("</td>");
-			for (Series series : Series.values()) {
+			for (Series series : result.series()) {
 				OptionalDouble value = sample.value(series);
 				html.append("<td class=\"n\">")
 					.append(value.isPresent() ? decimal(value.getAsDouble()) : "")
@@ -185,16 +207,22 @@ final class CpuReport {
 		return Double.isFinite(value) ? String.format(Locale.ROOT, "%.1f", value) : "-";
 	}
 
-	private static Color color(Series series) {
-		return PALETTE.get(switch (series) {
-			case MACHINE -> 7;
-			case STEAL -> 5;
-			case SERVICE -> 0;
-			case PRIMARY -> 3;
-			case REPLICA1 -> 2;
-			case REPLICA2 -> 4;
-			case GATLING -> 1;
-		});
+	/**
+	 * A colour per series: the local run's own, and for the others the palette's colours
+	 * that no series of the run has taken yet, then all of them again.
+	 */
+	static Map<Series, Color> colours(List<Series> series) {
+		Map<Series, Color> colours = new LinkedHashMap<>();
+		List<Integer> free = new ArrayList<>(OTHER_COLOURS);
+		series.stream().map(COLOURS::get).filter(Objects::nonNull).forEach(free::remove);
+		int next = 0;
+		for (Series one : series) {
+			Integer known = COLOURS.get(one);
+			int index = (known != null) ? known
+					: !free.isEmpty() ? free.remove(0) : OTHER_COLOURS.get(next++ % OTHER_COLOURS.size());
+			colours.put(one, PALETTE.get(index));
+		}
+		return colours;
 	}
 
 	static String escape(String text) {

@@ -173,7 +173,7 @@ class CpuSamplerTests {
 				new CpuSampler.SeriesStats(Series.REPLICA1, "r1", 0, Double.NaN, Double.NaN),
 				new CpuSampler.SeriesStats(Series.REPLICA2, "r2", 0, Double.NaN, Double.NaN),
 				new CpuSampler.SeriesStats(Series.GATLING, "g", 50, 40.0, 60.0));
-		Result result = new Result("run", 2, List.of(), stats, List.of());
+		Result result = new Result("run", "", 2, List.of(), stats, List.of());
 		// 100 s at 50 % of a core is 50 CPU-seconds; over 1,000,000 requests, 50 us each.
 		assertThat(result.perRequest(1_000_000)).contains("machine       150.0 us")
 			.contains("steal          10.0 us")
