@@ -41,7 +41,8 @@ MEDIAN_ROWS = [("calibration_tps", "calibration: pgbench point select, TPS"), ("
                ("gatling_pct", "Gatling JVM, avg %"), ("machine_us", "machine, CPU µs per request"),
                ("service_us", "service, CPU µs per request"), ("replicas_us", "replicas, CPU µs per request"),
                ("gatling_us", "Gatling, CPU µs per request")]
-SERIES = "machine|steal|service|primary|replica1|replica2|gatling"
+# The simulation's CPU series; on the compose deployment the service's is its container's, "app".
+SERIES = "machine|steal|service|app|primary|replica1|replica2|gatling"
 
 
 def warm_up(record, limit, ids_file=None):
@@ -85,6 +86,9 @@ def figures(run_dir):
         fail(f"no request line in the summary of {run_dir}")
     row["failed_percent"] = round(100 * row["failed"] / row["requests"], 3)
     row.update(worst)
+    for figures_of in (averages, per_request):
+        if "app" in figures_of:
+            figures_of["service"] = figures_of.pop("app")
     both = lambda d: None if None in (d.get("replica1"), d.get("replica2")) else round(d["replica1"] + d["replica2"], 1)
     row.update({f"{k}_pct": averages.get(k) for k in ("machine", "steal", "service", "gatling")},
                replicas_pct=both(averages), replicas_us=both(per_request),
