@@ -138,12 +138,13 @@ class Compose:
     def up(self, users):
         """Builds and starts the deployment from empty volumes, waits for every healthcheck, seeds
         `users` profiles with the documented command (ids to target/compose-load/data/)."""
-        for taken in (p for p in (8080, 8081) if socket.socket().connect_ex(("127.0.0.1", p)) == 0):
-            fail(f"port {taken} is already in use: the compose service listens there on the host", 2)
         self.work.mkdir(parents=True, exist_ok=True)
         subprocess.run(["bash", "docker/secrets.sh", self.env["SECRETS_DIR"]], cwd=ROOT, check=True,
                        capture_output=True)
+        # What an interrupted run of this tool left behind first, then whatever else holds the ports.
         self("down", "-v", "--remove-orphans")
+        for taken in (p for p in (8080, 8081) if socket.socket().connect_ex(("127.0.0.1", p)) == 0):
+            fail(f"port {taken} is already in use: the compose service listens there on the host", 2)
         log("compose: up --build --wait")
         self("up", "--build", "-d", "--wait", timeout=1800)
         (self.work / "data").mkdir(exist_ok=True)
