@@ -127,10 +127,10 @@ class Compose:
         self.options = [a for f in env_files for a in ("--env-file", str(f))]
         self.ids_file = self.work / "data/user-ids.csv"
 
-    def __call__(self, *args, timeout=900, check=True, output=None):
+    def __call__(self, *args, timeout=900, check=True):
         command = ["docker", "compose", "-p", self.NAME, *self.options, *args]
         result = subprocess.run(command, cwd=ROOT, env=self.env, timeout=timeout, text=True,
-                                stdout=output or subprocess.PIPE, stderr=subprocess.STDOUT)
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         if check and result.returncode:
             fail(f"{' '.join(command[3:])} failed:\n{result.stdout or ''}")
         return result

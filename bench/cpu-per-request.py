@@ -3,8 +3,8 @@
 
 Each target is a server already listening on a loopback port: the service, and the controls of
 bench/controls; NAME=PORT@IDS_FILE gives a target ids of its own (the compose deployment's, say:
-target/compose-load/data/user-ids.csv), the others read .data/user-ids.csv or $IDS_FILE. Each round gives each target in turn (the order rotates: the VM's speed drifts within
-minutes) the same closed-loop load: wrk, 2 threads, 16 connections, GET /user/{id} of random seeded
+target/compose-load/data/user-ids.csv), the others read .data/user-ids.csv or $IDS_FILE. Each round
+gives each target in turn (the order rotates: the VM's speed drifts within minutes) the same closed-loop load: wrk, 2 threads, 16 connections, GET /user/{id} of random seeded
 ids. Around each run it reads from /proc the CPU time of the server, of the PostgreSQL nodes, of wrk
 and of the machine, and the server threads' context switches; it prints per target the median
 [min-max] of the rounds and the server's CPU per request divided by the last target's (put the

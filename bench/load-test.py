@@ -5,14 +5,15 @@ a wrk warm-up until throughput levels off, the Gatling simulation. With --compos
 docker-compose.yml instead: brought up from empty volumes under a project of its own, seeded with
 --seed users by the documented command, the service's container restarted before each run (a fresh
 JVM, as each local run has), taken down with its volumes at the end; results under
-docs/load-tests/compose-<simulation>-<users>[-<label>]/ (a profile's service arguments do not apply). Each run's summary, latency and
-CPU files go to docs/load-tests/<simulation>-<users>[-<label>]/run-<n>/, one line per run to runs.csv
+docs/load-tests/compose-<simulation>-<users>[-<label>]/ (a profile's service arguments do not apply).
+Each run's summary, latency and CPU files go to docs/load-tests/<simulation>-<users>[-<label>]/run-<n>/, one line per run to runs.csv
 there and the median [min-max] of every figure to medians.md; failed runs are kept. A profile is
 SIMULATION:USERS[:LABEL[:SERVICE_ARGUMENT...]], e.g. GetUserSimulation:250000:primary-only:--app.db.read-from-replicas=false.
 The registration-flood limit is off (the simulations register thousands of users from 16 loopback
 addresses; none logs in). Exits non-zero if any run failed its assertions.
 """
 import argparse
+import contextlib
 import csv
 import re
 import shlex
@@ -21,8 +22,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-
-import contextlib
 
 from common import ROOT, Compose, calibrate, commit, fail, log, median, need, run_gatling, service, service_java, wrk
 
