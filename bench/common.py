@@ -43,6 +43,15 @@ def need(*tools):
         fail(f"missing {', '.join(missing)}; on Debian: apt-get install wrk postgresql-client iproute2 linux-perf")
 
 
+def machine_cpu():
+    """Seconds the machine's CPUs have been busy (user, nice, system, irq, softirq: guest time is inside
+    user already) and stolen by the hypervisor, from /proc/stat, as the Gatling CPU monitor counts them."""
+    with open("/proc/stat") as f:
+        cpu = [int(x) for x in f.readline().split()[1:]]
+    tick = os.sysconf("SC_CLK_TCK")
+    return (cpu[0] + cpu[1] + cpu[2] + cpu[5] + cpu[6]) / tick, cpu[7] / tick
+
+
 def commit():
     """The short commit, marked -dirty when tracked files other than the tools' outputs differ from it."""
     git = lambda *a: subprocess.run(["git", *a], cwd=ROOT, capture_output=True, text=True).stdout.strip()

@@ -10,29 +10,25 @@ Markdown table; the figures are % of one core.
     python3 bench/compose-idle.py --env-file docker/local-images.env 5s 30s
 """
 import argparse
-import os
 import subprocess
 import time
 from pathlib import Path
 
-from common import Compose, log
+from common import Compose, log, machine_cpu
 
 
-def machine_busy():
-    """Jiffies of user, nice, system, irq and softirq (no idle, iowait or steal), as the monitor counts."""
-    with open("/proc/stat") as f:
-        fields = [int(x) for x in f.readline().split()[1:]]
-    return sum(fields) - fields[3] - fields[4] - fields[7]
+def usage_file(container_id):
+    """The file that counts a container's CPU: cgroup v1's cpuacct.usage (ns) or v2's cpu.stat (usage_usec)."""
+    for found in Path("/sys/fs/cgroup/cpuacct").glob(f"**/{container_id}/cpuacct.usage"):
+        return found
+    return next(Path("/sys/fs/cgroup").glob(f"**/*{container_id}*/cpu.stat"))
 
 
-def cgroup_usage(container_id):
-    """Nanoseconds of CPU of a container so far: cgroup v1's cpuacct or v2's cpu.stat."""
-    for v1 in Path("/sys/fs/cgroup/cpuacct").glob(f"**/{container_id}/cpuacct.usage"):
-        return int(v1.read_text())
-    for v2 in Path("/sys/fs/cgroup").glob(f"**/*{container_id}*/cpu.stat"):
-        usec = next(line.split()[1] for line in v2.read_text().splitlines() if line.startswith("usage_usec"))
-        return int(usec) * 1000
-    return 0
+def cpu_seconds(usage):
+    """A container's CPU seconds so far, from its usage_file."""
+    if usage.name == "cpuacct.usage":
+        return int(usage.read_text()) / 1e9
+    return next(int(line.split()[1]) for line in usage.read_text().splitlines() if line.startswith("usage_usec")) / 1e6
 
 
 def containers():
@@ -44,12 +40,11 @@ def containers():
 
 def measure(seconds):
     """% of one core over `seconds`: the machine and each container of the project."""
-    ids = containers()
-    tick = os.sysconf("SC_CLK_TCK")
-    before, used = machine_busy(), {name: cgroup_usage(cid) for name, cid in ids.items()}
+    files = {name: usage_file(cid) for name, cid in containers().items()}
+    machine, before = machine_cpu()[0], {name: cpu_seconds(f) for name, f in files.items()}
     time.sleep(seconds)
-    machine = (machine_busy() - before) / tick / seconds * 100
-    return machine, {name: (cgroup_usage(cid) - used[name]) / 1e9 / seconds * 100 for name, cid in ids.items()}
+    return ((machine_cpu()[0] - machine) / seconds * 100,
+            {name: (cpu_seconds(f) - before[name]) / seconds * 100 for name, f in files.items()})
 
 
 def main():
@@ -66,8 +61,7 @@ def main():
     log(f"machine without the deployment: {baseline:.2f} %")
     rows = []
     for interval in args.intervals:
-        os.environ["HEALTHCHECK_INTERVAL"] = interval
-        compose = Compose(args.env_file)
+        compose.env["HEALTHCHECK_INTERVAL"] = interval
         try:
             compose.up(1000)
             time.sleep(args.settle)

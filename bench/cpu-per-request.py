@@ -18,7 +18,7 @@ import re
 import subprocess
 import sys
 
-from common import ROOT, calibrate, fail, median, need, spread, wrk
+from common import ROOT, calibrate, fail, machine_cpu, median, need, spread, wrk
 
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -50,12 +50,11 @@ def counters(pid, masters):
             switches += sum(int(line.split()[1]) for line in open(status) if "ctxt_switches" in line)
         except FileNotFoundError:
             pass
-    with open("/proc/stat") as f:
-        cpu = [int(x) for x in f.readline().split()[1:]]
+    machine, steal = machine_cpu()
     children = os.times()
     return {"user": server[11] / TICK, "sys": server[12] / TICK, "ctx": switches, "postgres": postgres / TICK,
             "wrk": children.children_user + children.children_system,
-            "machine": (cpu[0] + cpu[1] + cpu[2] + cpu[5] + cpu[6]) / TICK, "steal": cpu[7] / TICK}
+            "machine": machine, "steal": steal}
 
 
 def measure(port, seconds, masters, syscalls, ids=None):
