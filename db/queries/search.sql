@@ -17,8 +17,6 @@ page AS (
     WHERE u.id IN (SELECT id FROM matches ORDER BY id LIMIT ?))
 SELECT n.position, n.standby,
        p.id::text, p.first_name, p.second_name, p.birthdate::text, p.biography, p.city
-FROM (SELECT (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn()
-                   ELSE pg_current_wal_flush_lsn() END - '0/0')::bigint AS position,
-             pg_is_in_recovery() AS standby) n
+FROM node_position n
 LEFT JOIN page p ON true
 ORDER BY p.id

@@ -1,6 +1,7 @@
 package dev.highload.profiles;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
+import dev.highload.profiles.database.NodePools;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
@@ -20,9 +21,11 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 /**
  * The package dependencies as they are meant to be: the HTTP answers to failures
  * (failure) on top, knowing every package and known by none; features under it (user,
- * auth, seed); cross-cutting HTTP concerns (web) and database plumbing (routing)
- * underneath, depending on no feature, and routing on nothing of HTTP. The embedded
- * cluster is development tooling in src/test, outside the production code.
+ * auth, seed); underneath, cross-cutting HTTP concerns (web), which node serves a read
+ * (routing) and, under routing, the database plumbing (database: pools, the write path,
+ * what a failure means), none of them depending on a feature, and routing and database on
+ * nothing of HTTP. The embedded cluster is development tooling in src/test, outside the
+ * production code.
  */
 class ArchitectureTests {
 
@@ -42,7 +45,7 @@ class ArchitectureTests {
 			.should()
 			.dependOnClassesThat()
 			.resideInAnyPackage("..profiles.user..", "..profiles.auth..", "..profiles.seed..", "..profiles.routing..",
-					"..profiles.failure..")
+					"..profiles.database..", "..profiles.failure..")
 			.check(MAIN);
 	}
 
@@ -72,9 +75,9 @@ class ArchitectureTests {
 	}
 
 	@Test
-	void routingDependsOnNoWebType() {
+	void routingAndTheDatabasePlumbingDependOnNoWebType() {
 		noClasses().that()
-			.resideInAPackage("..profiles.routing..")
+			.resideInAnyPackage("..profiles.routing..", "..profiles.database..")
 			.should()
 			.dependOnClassesThat()
 			.resideInAnyPackage("org.springframework.web..", "org.springframework.http..", "jakarta.servlet..",
@@ -85,7 +88,7 @@ class ArchitectureTests {
 	@Test
 	void theWebLayerReadsNoDatabaseFailure() {
 		// SQLStates and Spring's data-access exceptions are read once, in
-		// routing.DatabaseFailures; the web layer sees only what it made of them.
+		// database.DatabaseFailures; the web layer sees only what it made of them.
 		noClasses().that()
 			.resideInAPackage("..profiles.web..")
 			.should()
@@ -120,13 +123,40 @@ class ArchitectureTests {
 	}
 
 	@Test
-	void theDatabasePlumbingKnowsNoFeature() {
+	void routingKnowsNoFeature() {
 		noClasses().that()
 			.resideInAPackage("..profiles.routing..")
 			.should()
 			.dependOnClassesThat()
 			.resideInAnyPackage("..profiles.user..", "..profiles.auth..", "..profiles.seed..", "..profiles.web..",
 					"..profiles.failure..")
+			.check(MAIN);
+	}
+
+	@Test
+	void theDatabasePlumbingKnowsNoFeatureAndNoRouting() {
+		// Pools and failures are below the policy that chooses among them.
+		noClasses().that()
+			.resideInAPackage("..profiles.database..")
+			.should()
+			.dependOnClassesThat()
+			.resideInAnyPackage("..profiles.routing..", "..profiles.user..", "..profiles.auth..", "..profiles.seed..",
+					"..profiles.web..", "..profiles.failure..")
+			.check(MAIN);
+	}
+
+	@Test
+	void onlyRoutingChoosesANode() {
+		// A feature reads through the router and the application's DataSource; a node's
+		// pool in its hands would bypass every guarantee of the routing.
+		noClasses().that()
+			.resideOutsideOfPackages("..profiles.routing..", "..profiles.database..")
+			.should()
+			.dependOnClassesThat()
+			.belongToAnyOf(NodePools.class)
+			.orShould()
+			.dependOnClassesThat()
+			.resideInAPackage("com.zaxxer.hikari..")
 			.check(MAIN);
 	}
 

@@ -4,7 +4,7 @@ import java.util.UUID;
 
 import dev.highload.profiles.AbuseIntegrationTests.RawClient;
 import dev.highload.profiles.auth.ThrottleProperties;
-import dev.highload.profiles.routing.DatabaseProperties;
+import dev.highload.profiles.database.DatabaseProperties;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 

@@ -17,7 +17,7 @@ import java.util.jar.JarFile;
 import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 
-import dev.highload.profiles.routing.DatabaseProperties;
+import dev.highload.profiles.database.DatabaseProperties;
 import org.awaitility.core.ConditionTimeoutException;
 import org.awaitility.core.TerminalFailureException;
 import org.junit.jupiter.api.Test;

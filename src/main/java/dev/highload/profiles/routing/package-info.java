@@ -1,2 +1,2 @@
-/** Which node runs each statement, and what a database failure means; no HTTP. */
+/** Which node serves a read: the policy, and the routing DataSource it keys; no HTTP. */
 package dev.highload.profiles.routing;

@@ -18,7 +18,7 @@ import java.util.UUID;
 import javax.sql.DataSource;
 
 import dev.highload.profiles.auth.PasswordHasher;
-import dev.highload.profiles.routing.SchemaOwnerConnections;
+import dev.highload.profiles.database.SchemaOwnerConnections;
 import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyManager;
 import org.slf4j.Logger;
@@ -126,16 +126,13 @@ public class ProfileSeeder {
 			}
 			log.info("Seeding: VACUUM ANALYZE users");
 			try (Statement statement = connection.createStatement()) {
-				// VACUUM of a large table may outlast the write pool's statement timeout;
-				// RESET gives the pooled connection its own timeout back.
+				// The connection is the owner's own, not pooled, and no pool's statement
+				// timeout applies to it; a statement_timeout set on the role or the
+				// database of an existing cluster would, and VACUUM of a large table may
+				// outlast it. Lifted for this session, which ends with the seeding.
 				statement.execute("SET statement_timeout = 0");
-				try {
-					statement.execute("VACUUM (ANALYZE) users");
-					vacuumUntilAllVisible(statement);
-				}
-				finally {
-					statement.execute("RESET statement_timeout");
-				}
+				statement.execute("VACUUM (ANALYZE) users");
+				vacuumUntilAllVisible(statement);
 			}
 		}
 		Result result = new Result(inserted, skipped, (System.nanoTime() - started) / 1_000_000, idsFile);

@@ -4,16 +4,15 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.stream.Collectors;
 
-import dev.highload.profiles.routing.Observed;
-import dev.highload.profiles.routing.ReadRouter;
-import dev.highload.profiles.routing.WalPosition;
+import javax.sql.DataSource;
+
+import dev.highload.profiles.routing.NodePosition;
 
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -23,10 +22,11 @@ import org.springframework.stereotype.Component;
  * The reads, the hottest statements of the service, in plain JDBC: one prepared statement
  * each, mapped straight into records. Through JPA the same read spent more time in
  * session, query-plan and result-assembly code than in the database (see
- * docs/reports/load-testing.md). Each runs on the node the {@link ReadRouter} chose, and
- * reads that node's WAL position and role in its first two columns
- * ({@link ReadRouter#POSITION}), so the router learns where each node is from the reads
- * themselves.
+ * docs/reports/load-testing.md). Each runs inside a routed read
+ * ({@link dev.highload.profiles.routing.ReadRouter#read}), on the application's
+ * DataSource, which hands it the chosen node's connection; each selects that node's WAL
+ * position and role in its first two columns and reports them ({@link NodePosition}), so
+ * the router learns where each node is from the reads themselves.
  * <p>
  * The id and the birthdate come back as PostgreSQL's text ({@code ::text}: the canonical
  * UUID and ISO date forms), which is what the JSON carries: parsing them into
@@ -42,54 +42,57 @@ class ProfileQueries {
 	/** Prefix search as byte ranges (see {@link PrefixRange} and the file's comment). */
 	static final String SEARCH = statement("search.sql");
 
-	static final String PASSWORD_HASH = "SELECT n.position, n.standby, u.password_hash FROM (" + ReadRouter.POSITION
-			+ ") n LEFT JOIN users u ON u.id = ?";
+	static final String PASSWORD_HASH = statement("password-hash.sql");
 
 	/** Where the profile's columns begin, after the position and the role. */
 	private static final int FIRST = 3;
 
-	Observed<Optional<UserProfile>> findById(JdbcClient node, UUID id) {
-		return node.sql(BY_ID).param(id).query((ResultSet rs) -> {
+	private final JdbcClient jdbc;
+
+	ProfileQueries(DataSource dataSource) {
+		this.jdbc = JdbcClient.create(dataSource);
+	}
+
+	Optional<UserProfile> findById(UUID id) {
+		return this.jdbc.sql(BY_ID).param(id).query((ResultSet rs) -> {
 			rs.next();
+			NodePosition.report(rs);
 			String idText = rs.getString(FIRST);
-			Optional<UserProfile> profile = (idText != null)
+			return (idText != null)
 					? Optional.of(new UserProfile(idText, rs.getString(FIRST + 1), rs.getString(FIRST + 2),
 							rs.getString(FIRST + 3), rs.getString(FIRST + 4), rs.getString(FIRST + 5)))
 					: Optional.empty();
-			return new Observed<>(profile, position(rs), rs.getBoolean(2));
 		});
 	}
 
 	/** Raw bytes: no String is made for a search result (see {@link EncodedProfile}). */
-	Observed<List<EncodedProfile>> search(JdbcClient node, PrefixRange first, PrefixRange last, UUID after, int limit) {
-		return node.sql(SEARCH)
+	List<EncodedProfile> search(PrefixRange first, PrefixRange last, UUID after, int limit) {
+		return this.jdbc.sql(SEARCH)
 			.params(first.from(), first.to(), last.from(), last.to(), after, limit)
 			.query((ResultSet rs) -> {
 				List<EncodedProfile> page = new ArrayList<>();
-				WalPosition seen = WalPosition.NONE;
-				boolean standby = false;
+				boolean firstRow = true;
 				while (rs.next()) {
-					seen = position(rs);
-					standby = rs.getBoolean(2);
+					if (firstRow) {
+						NodePosition.report(rs);
+						firstRow = false;
+					}
 					byte[] id = rs.getBytes(FIRST);
 					if (id != null) {
 						page.add(new EncodedProfile(id, rs.getBytes(FIRST + 1), rs.getBytes(FIRST + 2),
 								rs.getBytes(FIRST + 3), rs.getBytes(FIRST + 4), rs.getBytes(FIRST + 5)));
 					}
 				}
-				return new Observed<>(page, seen, standby);
+				return page;
 			});
 	}
 
-	Observed<Optional<String>> findPasswordHash(JdbcClient node, UUID id) {
-		return node.sql(PASSWORD_HASH).param(id).query((ResultSet rs) -> {
+	Optional<String> findPasswordHash(UUID id) {
+		return this.jdbc.sql(PASSWORD_HASH).param(id).query((ResultSet rs) -> {
 			rs.next();
-			return new Observed<>(Optional.ofNullable(rs.getString(FIRST)), position(rs), rs.getBoolean(2));
+			NodePosition.report(rs);
+			return Optional.ofNullable(rs.getString(FIRST));
 		});
-	}
-
-	private static WalPosition position(ResultSet rs) throws SQLException {
-		return new WalPosition(rs.getLong(1));
 	}
 
 	/** A statement of db/queries, without its leading comment lines. */

@@ -12,7 +12,7 @@ public final class UnfinishedRegistrationException extends RuntimeException {
 
 	/**
 	 * @param key the registration's key
-	 * @param cause a {@code routing.DatabaseFailureException} or an
+	 * @param cause a {@code database.DatabaseFailureException} or an
 	 * {@code auth.HashingOverloadedException}
 	 */
 	UnfinishedRegistrationException(IdempotencyKey key, RuntimeException cause) {

@@ -6,7 +6,7 @@ import java.util.UUID;
 import dev.highload.profiles.auth.HashingOverloadedException;
 import dev.highload.profiles.auth.RegistrationThrottle;
 import dev.highload.profiles.auth.TokenService;
-import dev.highload.profiles.routing.DatabaseFailureException;
+import dev.highload.profiles.database.DatabaseFailureException;
 import dev.highload.profiles.routing.Positioned;
 import dev.highload.profiles.routing.WalPosition;
 import dev.highload.profiles.web.CanonicalUuid;
@@ -113,22 +113,12 @@ class UserController {
 		return new RegisterResponse(id);
 	}
 
-	@Operation(summary = "Get a profile by id")
-	@GetMapping("/user/{id}")
+	@Operation(summary = "Get a profile by id",
+			description = "Also at /user/get/{id}, the path of the OTUS Highload Architect API.")
+	@GetMapping({ "/user/{id}", "/user/get/{id}" })
 	@ConsistentRead
 	@ProblemResponses({ 400, 404, 503 })
 	UserProfile get(
-			@PathVariable @Parameter(description = "a user id",
-					schema = @Schema(format = "uuid", pattern = CanonicalUuid.PATTERN)) UUID id,
-			HttpServletRequest http, HttpServletResponse response) {
-		return read(this.users.get(id, atLeast(http)), http, response);
-	}
-
-	@Operation(summary = "Get a profile by id (path of the OTUS API)")
-	@GetMapping("/user/get/{id}")
-	@ConsistentRead
-	@ProblemResponses({ 400, 404, 503 })
-	UserProfile getByOtusPath(
 			@PathVariable @Parameter(description = "a user id",
 					schema = @Schema(format = "uuid", pattern = CanonicalUuid.PATTERN)) UUID id,
 			HttpServletRequest http, HttpServletResponse response) {

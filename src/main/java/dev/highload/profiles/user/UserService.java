@@ -4,19 +4,17 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.function.BiFunction;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 import dev.highload.profiles.auth.CredentialStore;
-import dev.highload.profiles.routing.DatabaseProperties;
-import dev.highload.profiles.routing.NodeQuery;
-import dev.highload.profiles.routing.Observed;
+import dev.highload.profiles.database.DatabaseProperties;
 import dev.highload.profiles.routing.Positioned;
 import dev.highload.profiles.routing.ReadRouter;
 import dev.highload.profiles.routing.WalPosition;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 
-import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Service;
 
 /**
@@ -34,7 +32,7 @@ import org.springframework.stereotype.Service;
  * query: a flood of random ids never reaches the primary. Ids that are not version 7, or
  * made in the future, were made by nobody: final at once.
  * <p>
- * What a commit or a read throws is translated by {@code routing.DatabaseFailures} into
+ * What a commit or a read throws is translated by {@code database.DatabaseFailures} into
  * what it means (answered 503 with Retry-After by the failure package); the router
  * repeats a read whose connection broke on another node.
  */
@@ -113,13 +111,11 @@ class UserService implements CredentialStore {
 			return new Positioned<>(List.of(), atLeast, atLeast, false);
 		}
 		UUID after = (query.after() != null) ? query.after() : SearchQuery.FIRST_PAGE;
-		return this.router.read(atLeast,
-				(node) -> this.profiles.search(node, first.get(), last.get(), after, query.limit()));
+		return this.router.read(atLeast, () -> this.profiles.search(first.get(), last.get(), after, query.limit()));
 	}
 
-	private <T> Positioned<Optional<T>> byId(UUID id, WalPosition atLeast,
-			BiFunction<JdbcClient, UUID, Observed<Optional<T>>> query) {
-		NodeQuery<Optional<T>> read = (node) -> query.apply(node, id);
+	private <T> Positioned<Optional<T>> byId(UUID id, WalPosition atLeast, Function<UUID, Optional<T>> query) {
+		Supplier<Optional<T>> read = () -> query.apply(id);
 		Positioned<Optional<T>> first = this.router.read(atLeast, read);
 		if (first.value().isPresent() || !first.standby()) {
 			return first;

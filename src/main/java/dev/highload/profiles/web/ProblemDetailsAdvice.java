@@ -8,6 +8,7 @@ import java.util.stream.Collectors;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import jakarta.servlet.http.HttpServletRequest;
+import org.apache.commons.lang3.exception.ExceptionUtils;
 import org.apache.tomcat.util.http.InvalidParameterException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -78,7 +79,7 @@ class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
 	@Override
 	protected ResponseEntity<Object> handleHttpMessageNotReadable(HttpMessageNotReadableException ex,
 			HttpHeaders headers, HttpStatusCode status, WebRequest request) {
-		RequestBodyLimitFilter.BodyTooLargeException tooLarge = cause(ex,
+		RequestBodyLimitFilter.BodyTooLargeException tooLarge = ExceptionUtils.throwableOfType(ex,
 				RequestBodyLimitFilter.BodyTooLargeException.class);
 		if (tooLarge != null) {
 			ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONTENT_TOO_LARGE,
@@ -144,7 +145,7 @@ class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
 
 	@ExceptionHandler
 	ResponseEntity<Object> handleUnexpected(Exception ex, NativeWebRequest request) {
-		if (cause(ex, InvalidParameterException.class) != null) {
+		if (ExceptionUtils.throwableOfType(ex, InvalidParameterException.class) != null) {
 			// Tomcat could not parse the query string (a parameter without a name, bad
 			// percent-encoding): the client's request is malformed.
 			ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST,
@@ -174,16 +175,6 @@ class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
 		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, "Invalid request");
 		problem.setProperty("errors", errors);
 		return handleExceptionInternal(ex, problem, headers, HttpStatus.BAD_REQUEST, request);
-	}
-
-	/** The first throwable of the given type in the cause chain, or {@code null}. */
-	static <T extends Throwable> T cause(Throwable ex, Class<T> type) {
-		for (Throwable t = ex; t != null; t = t.getCause()) {
-			if (type.isInstance(t)) {
-				return type.cast(t);
-			}
-		}
-		return null;
 	}
 
 	private static Map<String, String> fieldError(String field, String message) {

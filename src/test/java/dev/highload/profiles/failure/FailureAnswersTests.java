@@ -4,7 +4,7 @@ import java.net.URI;
 import java.util.UUID;
 
 import dev.highload.profiles.auth.AuthFailures;
-import dev.highload.profiles.routing.DatabaseFailureFixtures;
+import dev.highload.profiles.database.DatabaseFailureFixtures;
 import dev.highload.profiles.routing.WalPosition;
 import dev.highload.profiles.user.UserFailures;
 import org.junit.jupiter.api.Test;

@@ -26,6 +26,9 @@ import dev.highload.profiles.ClusterNodes;
 import dev.highload.profiles.IntegrationTest;
 import dev.highload.profiles.cluster.EmbeddedCluster;
 import dev.highload.profiles.cluster.NodeFaults;
+import dev.highload.profiles.database.DatabaseProperties;
+import dev.highload.profiles.database.NodePools;
+import dev.highload.profiles.database.ReadPools;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -68,7 +71,7 @@ class NodeFaultsIntegrationTests {
 	ObjectProvider<EmbeddedCluster> embedded;
 
 	@Autowired
-	ReadRouter router;
+	NodePools nodePools;
 
 	@Autowired
 	@Qualifier("writeDataSource")
@@ -97,7 +100,7 @@ class NodeFaultsIntegrationTests {
 			this.ids.add(this.api.register("Fault", "Reader", "secret-password"));
 		}
 		awaitQuorum(Duration.ofSeconds(60));
-		awaitFullPools(this.router.pools());
+		awaitFullPools(ReadPools.all(this.nodePools));
 		// Every pooled read connection has been used: both replicas hold some.
 		Load warm = drive(64, 8, (i) -> read());
 		assertThat(warm.errors()).as("reads before the fault").isZero();
@@ -118,7 +121,7 @@ class NodeFaultsIntegrationTests {
 		finally {
 			// Connections opened before the fault to a node that was down are dead; the
 			// tests that follow must not meet them.
-			List<HikariDataSource> pools = new ArrayList<>(this.router.pools());
+			List<HikariDataSource> pools = new ArrayList<>(ReadPools.all(this.nodePools));
 			pools.add(this.writePool);
 			for (HikariDataSource pool : pools) {
 				if (pool.getHikariPoolMXBean() != null) {
@@ -126,7 +129,7 @@ class NodeFaultsIntegrationTests {
 				}
 			}
 		}
-		awaitFullPools(this.router.pools());
+		awaitFullPools(ReadPools.all(this.nodePools));
 	}
 
 	@Test

@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 import dev.highload.profiles.ApiClient;
 import dev.highload.profiles.ClusterNodes;
 import dev.highload.profiles.IntegrationTest;
-import dev.highload.profiles.routing.DatabaseProperties;
+import dev.highload.profiles.database.DatabaseProperties;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;

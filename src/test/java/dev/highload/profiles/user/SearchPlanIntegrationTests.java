@@ -16,8 +16,8 @@ import javax.sql.DataSource;
 
 import dev.highload.profiles.ApiClient;
 import dev.highload.profiles.IntegrationTest;
-import dev.highload.profiles.routing.ReadPools;
-import dev.highload.profiles.routing.ReadRouter;
+import dev.highload.profiles.database.NodePools;
+import dev.highload.profiles.database.ReadPools;
 import dev.highload.profiles.seed.ProfileSeeder;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -45,7 +45,7 @@ class SearchPlanIntegrationTests {
 	int port;
 
 	@Autowired
-	ReadRouter router;
+	NodePools nodePools;
 
 	@BeforeAll
 	static void seed(@Autowired ProfileSeeder seeder, @Autowired @Qualifier("writeDataSource") DataSource primary)
@@ -67,7 +67,7 @@ class SearchPlanIntegrationTests {
 		PrefixRange f = PrefixRange.of(first).orElseThrow();
 		PrefixRange l = PrefixRange.of(last).orElseThrow();
 		Object[] arguments = { f.from(), f.to(), l.from(), l.to(), SearchQuery.FIRST_PAGE, 100 };
-		try (Connection c = ReadPools.replicas(this.router).get(0).getConnection()) {
+		try (Connection c = ReadPools.replicas(this.nodePools).get(0).getConnection()) {
 			assertThat(query(c, "SELECT pg_is_in_recovery()")).isEqualTo("t");
 			String custom = explain(c, "force_custom_plan", arguments);
 			String generic = explain(c, "force_generic_plan", arguments);
@@ -79,7 +79,8 @@ class SearchPlanIntegrationTests {
 
 	@Test
 	void thePointReadWithItsPositionIsOneIndexScan() throws SQLException {
-		try (Connection c = ReadPools.replicas(this.router).get(0).getConnection(); Statement s = c.createStatement()) {
+		try (Connection c = ReadPools.replicas(this.nodePools).get(0).getConnection();
+				Statement s = c.createStatement()) {
 			s.execute("PREPARE by_id(uuid) AS " + ProfileQueries.BY_ID.replace("?", "$1"));
 			try (ResultSet rs = s.executeQuery("EXPLAIN (FORMAT JSON) EXECUTE by_id('" + UUID.randomUUID() + "')")) {
 				rs.next();

@@ -11,7 +11,7 @@ import java.util.UUID;
 
 import dev.highload.profiles.auth.RegistrationThrottle;
 import dev.highload.profiles.auth.TokenService;
-import dev.highload.profiles.routing.DatabaseFailures;
+import dev.highload.profiles.database.DatabaseFailures;
 import dev.highload.profiles.routing.Positioned;
 import dev.highload.profiles.routing.WalPosition;
 import dev.highload.profiles.web.ProblemOutcome;
