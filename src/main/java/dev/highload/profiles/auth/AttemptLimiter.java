@@ -154,10 +154,6 @@ final class AttemptLimiter {
 		return this.windows.size();
 	}
 
-	boolean enabled() {
-		return this.limit > 0;
-	}
-
 	private static final class Window {
 
 		final long start;

@@ -71,11 +71,6 @@ public class TokenService {
 		return jwt.serialize();
 	}
 
-	/** The id of the key that signs new tokens. */
-	String currentKeyId() {
-		return this.keys.currentId();
-	}
-
 	/**
 	 * @param authorization the Authorization header, possibly null
 	 * @return the id of the user the valid bearer token was issued to

@@ -123,11 +123,6 @@ final class PrimaryPositions {
 		}
 	}
 
-	/** The newest position known, sampled or fetched; {@code NONE} before the first. */
-	WalPosition latest() {
-		return this.latest;
-	}
-
 	/** Index in the arrays of the {@code i}-th oldest sample. */
 	private int index(int i) {
 		return (this.start + i) % CAPACITY;

@@ -1,6 +1,8 @@
 package dev.highload.profiles.auth;
 
 import java.security.SecureRandom;
+import java.text.ParseException;
+import java.util.UUID;
 
 import com.nimbusds.jose.JOSEException;
 import com.nimbusds.jose.JOSEObjectType;
@@ -34,7 +36,12 @@ public final class ServiceTokens {
 	 * @return the id of the key that signs its tokens now
 	 */
 	public static String currentKeyId(TokenService service) {
-		return service.currentKeyId();
+		try {
+			return SignedJWT.parse(service.issue(UUID.randomUUID())).getHeader().getKeyID();
+		}
+		catch (ParseException ex) {
+			throw new IllegalStateException(ex);
+		}
 	}
 
 	/**
@@ -45,9 +52,9 @@ public final class ServiceTokens {
 	public static String signWithAnotherKey(TokenService service, JWTClaimsSet claims) throws JOSEException {
 		byte[] key = new byte[TokenKeys.MIN_KEY_BYTES];
 		new SecureRandom().nextBytes(key);
-		SignedJWT jwt = new SignedJWT(new JWSHeader.Builder(JWSAlgorithm.HS256).type(JOSEObjectType.JWT)
-			.keyID(service.currentKeyId())
-			.build(), claims);
+		SignedJWT jwt = new SignedJWT(
+				new JWSHeader.Builder(JWSAlgorithm.HS256).type(JOSEObjectType.JWT).keyID(currentKeyId(service)).build(),
+				claims);
 		jwt.sign(new MACSigner(key));
 		return jwt.serialize();
 	}

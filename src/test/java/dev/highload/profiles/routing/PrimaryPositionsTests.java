@@ -35,7 +35,8 @@ class PrimaryPositionsTests {
 		long now = System.currentTimeMillis();
 		assertThat(positions.boundingWritesBefore(now)).isEqualTo(new WalPosition(1_000_008));
 		assertThat(this.fetches).hasValue(1);
-		assertThat(positions.latest()).isEqualTo(new WalPosition(1_000_008));
+		assertThat(positions.fresh(now)).as("the fetched position, kept").isEqualTo(new WalPosition(1_000_008));
+		assertThat(this.fetches).hasValue(1);
 	}
 
 	@Test
