@@ -10,8 +10,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The lost-write set check ({@link LostWriteCheck}) on a cluster of its own: it kills a
  * primary, so it must not use the shared test cluster. CI runs it small; the full size is
- * {@code bench/lost-write.py}, which sets {@code -Dlost-write.acknowledged} (writes
- * across the whole run, half of them before the crash) and {@code -Dlost-write.writers}.
+ * {@code .ci/lost-write.py}, which sets {@code -Dlost-write.acknowledged} (writes across
+ * the whole run, half of them before the crash) and {@code -Dlost-write.writers}.
  */
 class LostWriteIntegrationTests {
 

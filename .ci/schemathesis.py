@@ -5,7 +5,7 @@ schema and headers; any finding, or an unexpected error in the service's log, fa
 service runs on a cluster of its own (target/schemathesis) with its default limits except
 registrations per address (off, so that generated registrations reach validation and the database);
 failed logins stay throttled, so 429 answers are checked too. Schemathesis comes from PyPI into a
-virtualenv under target/; its settings are in bench/schemathesis.toml. A fixed seed: the same cases
+virtualenv under target/; its settings are in .ci/schemathesis.toml. A fixed seed: the same cases
 every run. JUnit reports: target/schemathesis/report; the service's log: target/schemathesis-service.log.
 """
 import argparse
@@ -15,7 +15,10 @@ import shutil
 import subprocess
 import sys
 import urllib.request
+from pathlib import Path
 
+# The service, Gatling and process helpers are the benchmarks' (bench/common.py), shared, not copied.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 from common import ROOT, fail, log, own_cluster, service
 
 VERSION = "4.32.5"
@@ -60,7 +63,7 @@ def main():
                                              "password": "schemathesis-password"})["user_id"]
         token = post(f"{api}/login", {"id": user, "password": "schemathesis-password"})["token"]
         log(f"schemathesis: up to {args.max_examples} cases per operation and phase, at most {args.max_time}s, seed {args.seed}")
-        status = subprocess.run([st, "--config-file", "bench/schemathesis.toml", "--no-color", "run", document, "--url", api,
+        status = subprocess.run([st, "--config-file", ".ci/schemathesis.toml", "--no-color", "run", document, "--url", api,
                                  "-H", f"Authorization: Bearer {token}", "--checks", CHECKS,
                                  "--max-examples", str(args.max_examples), "--max-time", str(args.max_time),
                                  "--seed", str(args.seed), "--workers", str(args.workers), "--request-timeout", "10",

@@ -5,8 +5,8 @@ them. `./mvnw spring-boot:run` is the service in its own terminal, started once 
 stopped with Ctrl-C at the end; a `java -jar` server runs in the background until its block ends; a
 block or line marked `# not run in CI: <reason>` is skipped and listed. docs/testing.md has the rest.
 
-    python3 bench/readme-test.py            # CI runs it after ./mvnw verify
-    python3 bench/readme-test.py --list     # only shows what it would run, and how
+    python3 .ci/readme-test.py            # CI runs it after ./mvnw verify
+    python3 .ci/readme-test.py --list     # only shows what it would run, and how
 
 Needs the README's ports free (8080, 8081, 8090, 8091, 15432-15434) and what its commands need (a
 JDK, curl, psql, wrk). Writes target/readme/commands.log and target/readme/report.txt.
@@ -24,6 +24,8 @@ import threading
 import time
 from pathlib import Path
 
+# The service, Gatling and process helpers are the benchmarks' (bench/common.py), shared, not copied.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 from common import http_status
 
 ROOT = Path(__file__).resolve().parent.parent

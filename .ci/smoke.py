@@ -6,7 +6,11 @@ in target/smoke.
 """
 import argparse
 import subprocess
+import sys
+from pathlib import Path
 
+# The service, Gatling and process helpers are the benchmarks' (bench/common.py), shared, not copied.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 from common import ROOT, fail, log, own_cluster, run_gatling, service, service_command
 
 SIMULATIONS = [("GetUserSimulation", ["-Dusers=300"]), ("SearchUserSimulation", ["-Dusers=200"]),

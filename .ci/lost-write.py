@@ -12,7 +12,10 @@ import argparse
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
+# The service, Gatling and process helpers are the benchmarks' (bench/common.py), shared, not copied.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 from common import ROOT, commit
 
 REPORTS = {"LostWriteIntegrationTests": ["lost-write/sync-report.txt", "lost-write/async-report.txt"],
