@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds, from Debian's packages alone, local stand-ins for the images docker-compose.yml and
-# the Dockerfile name, for machines that can reach Debian's mirror but no container registry:
+# the Dockerfile name, for machines that can reach Debian's mirror but no container registry
+# (each from docker/stand-ins/<name>/Dockerfile):
 #
 #   local/debian:sid    a minimal Debian unstable root file system (debootstrap), imported
 #   local/postgres:18   Debian's postgresql-18 (the official image's binaries, same paths)
@@ -117,7 +118,7 @@ base() {
   rm -rf "$root"
 }
 
-# Builds docker/NAME/Dockerfile. The build context also holds extra-ca/: the certificates
+# Builds docker/stand-ins/NAME/Dockerfile. The build context also holds extra-ca/: the certificates
 # this host added to its trust (/usr/local/share/ca-certificates), so that an image that
 # downloads over HTTPS trusts what the host trusts, a TLS-inspecting proxy's CA included.
 image() {
@@ -167,13 +168,13 @@ fi
 mkdir -p target
 step "Docker engine" engine
 step "base image local/debian:$SUITE (debootstrap from $MIRROR)" base
-step "local/postgres:18" image local/postgres:18 docker/postgres
-step "local/jdk:21" image local/jdk:21 docker/jdk
-step "local/jre:21" image local/jre:21 docker/jre
-step "local/socat:1" image local/socat:1 docker/socat
-step "local/prometheus:3" image local/prometheus:3 docker/prometheus
-step "local/etcd:3.5" image local/etcd:3.5 docker/etcd
-step "local/haproxy:3" image local/haproxy:3 docker/haproxy
+step "local/postgres:18" image local/postgres:18 docker/stand-ins/postgres
+step "local/jdk:21" image local/jdk:21 docker/stand-ins/jdk
+step "local/jre:21" image local/jre:21 docker/stand-ins/jre
+step "local/socat:1" image local/socat:1 docker/stand-ins/socat
+step "local/prometheus:3" image local/prometheus:3 docker/stand-ins/prometheus
+step "local/etcd:3.5" image local/etcd:3.5 docker/stand-ins/etcd
+step "local/haproxy:3" image local/haproxy:3 docker/stand-ins/haproxy
 step "Compose v2" compose_v2
 echo "== done in $((SECONDS - STARTED)) s; the images:"
 docker image ls --format '{{.Repository}}:{{.Tag}}  {{.Size}}' | grep '^local/' | sed 's/^/   /'
