@@ -31,7 +31,7 @@ import org.springframework.context.annotation.Configuration;
  * problem responses of {@link ProblemResponses}, with their media type and headers, the
  * bounds of {@link CodePointLength} and the bearer scheme of {@code /user/me}.
  * Schemathesis checks the running service against this document in CI
- * ({@code bench/schemathesis.py}).
+ * ({@code .ci/schemathesis.py}).
  */
 @Configuration(proxyBeanMethods = false)
 class ApiDocumentation {

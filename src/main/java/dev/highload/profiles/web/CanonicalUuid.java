@@ -13,4 +13,27 @@ public final class CanonicalUuid {
 	private CanonicalUuid() {
 	}
 
+	/**
+	 * Whether {@code text} is in the canonical form, as {@link #PATTERN} says, checked
+	 * character by character: the regular expression took about 8 % of the CPU samples of
+	 * a point read (JFR, keep-alive GETs by wrk), every id of every request passing
+	 * through it.
+	 * @param text a candidate id
+	 * @return whether it matches {@link #PATTERN}
+	 */
+	public static boolean matches(CharSequence text) {
+		if (text.length() != 36) {
+			return false;
+		}
+		for (int i = 0; i < 36; i++) {
+			char c = text.charAt(i);
+			boolean ok = (i == 8 || i == 13 || i == 18 || i == 23) ? c == '-'
+					: (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+			if (!ok) {
+				return false;
+			}
+		}
+		return true;
+	}
+
 }

@@ -2,7 +2,6 @@ package dev.highload.profiles.web;
 
 import java.beans.PropertyEditorSupport;
 import java.util.UUID;
-import java.util.regex.Pattern;
 
 import org.springframework.web.bind.WebDataBinder;
 import org.springframework.web.bind.annotation.ControllerAdvice;
@@ -19,8 +18,6 @@ import org.springframework.web.bind.annotation.InitBinder;
 @ControllerAdvice
 class CanonicalUuidBinding {
 
-	static final Pattern CANONICAL = Pattern.compile(CanonicalUuid.PATTERN);
-
 	@InitBinder
 	void canonicalUuids(WebDataBinder binder) {
 		binder.registerCustomEditor(UUID.class, new CanonicalUuidEditor());
@@ -33,7 +30,7 @@ class CanonicalUuidBinding {
 			if (text == null || text.isEmpty()) {
 				setValue(null);
 			}
-			else if (CANONICAL.matcher(text).matches()) {
+			else if (CanonicalUuid.matches(text)) {
 				setValue(UUID.fromString(text));
 			}
 			else {

@@ -119,7 +119,7 @@ class StrictJsonConfiguration {
 				return (UUID) context.handleUnexpectedToken(UUID.class, parser);
 			}
 			String text = parser.getString();
-			if (!CanonicalUuidBinding.CANONICAL.matcher(text).matches()) {
+			if (!CanonicalUuid.matches(text)) {
 				throw new InvalidJsonValueException(parser, UUID.class, "must be a UUID in canonical form");
 			}
 			return UUID.fromString(text);
