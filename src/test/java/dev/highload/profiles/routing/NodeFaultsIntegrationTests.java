@@ -37,6 +37,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -63,6 +64,9 @@ class NodeFaultsIntegrationTests {
 
 	@LocalServerPort
 	int port;
+
+	@LocalManagementPort
+	int managementPort;
 
 	@Autowired
 	ClusterNodes cluster;
@@ -147,6 +151,9 @@ class NodeFaultsIntegrationTests {
 			.isLessThanOrEqualTo(this.properties.readPool().maximumSize());
 		assertThat(during.maxMillis()).isLessThan(MAX_READ_MILLIS);
 		assertThat(after.errors()).as("once the dead connections are gone").isZero();
+		// Reads go on elsewhere: the service stays healthy, the nodes indicator says why.
+		assertThat(new ApiClient(this.managementPort).get("/actuator/health").status()).as("health with a replica down")
+			.isEqualTo(200);
 
 		long restarting = System.nanoTime();
 		this.faults.start("replica1");
