@@ -2,7 +2,7 @@ package dev.highload.profiles.web;
 
 /**
  * The canonical 8-4-4-4-12 hex form of a UUID, the only one the API accepts: in paths and
- * query parameters ({@link CanonicalUuidBinding}) and in JSON, and the pattern the
+ * query parameters ({@link StrictParameterBinding}) and in JSON, and the pattern the
  * OpenAPI document states for every id.
  */
 public final class CanonicalUuid {

@@ -22,7 +22,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * (chunked), as soon as reading it passes the limit.
  */
 @Component
-@Order(Ordered.HIGHEST_PRECEDENCE + 1)
+@Order(Ordered.HIGHEST_PRECEDENCE + 2)
 class RequestBodyLimitFilter extends OncePerRequestFilter {
 
 	/** The detail ProblemErrorController puts in the 413 problem. */

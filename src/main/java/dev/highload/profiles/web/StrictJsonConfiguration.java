@@ -106,7 +106,9 @@ class StrictJsonConfiguration {
 
 	}
 
-	/** The canonical 8-4-4-4-12 form only, as {@link CanonicalUuidBinding} for paths. */
+	/**
+	 * The canonical 8-4-4-4-12 form only, as {@link StrictParameterBinding} for paths.
+	 */
 	static final class CanonicalUuids extends StdScalarDeserializer<UUID> {
 
 		CanonicalUuids() {

@@ -25,7 +25,7 @@ import static org.mockito.Mockito.verify;
 /** What {@code POST /login} accepts, with the service mocked. */
 @WebMvcTest(controllers = LoginController.class,
 		includeFilters = @ComponentScan.Filter(type = FilterType.REGEX,
-				pattern = "dev\\.highload\\.profiles\\.web\\.StrictJsonConfiguration"))
+				pattern = "dev\\.highload\\.profiles\\.web\\.Strict(JsonConfiguration|ParameterBinding)"))
 @EnableConfigurationProperties(WebProperties.class)
 class LoginControllerTests {
 

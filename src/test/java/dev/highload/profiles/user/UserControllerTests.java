@@ -52,7 +52,7 @@ import static org.mockito.Mockito.verify;
 // configuration classes: the JSON rules are added, so bodies are read as in the service.
 @WebMvcTest(controllers = UserController.class,
 		includeFilters = @ComponentScan.Filter(type = FilterType.REGEX,
-				pattern = "dev\\.highload\\.profiles\\.web\\.StrictJsonConfiguration"))
+				pattern = "dev\\.highload\\.profiles\\.web\\.Strict(JsonConfiguration|ParameterBinding)"))
 // The body-limit filter needs its settings.
 @EnableConfigurationProperties(WebProperties.class)
 class UserControllerTests {

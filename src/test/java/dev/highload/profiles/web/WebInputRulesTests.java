@@ -41,7 +41,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 // configuration classes: the JSON rules are added, so bodies are read as in the service.
 @WebMvcTest(controllers = WebInputRulesTests.Probe.class,
 		includeFilters = @ComponentScan.Filter(type = FilterType.REGEX,
-				pattern = "dev\\.highload\\.profiles\\.web\\.StrictJsonConfiguration"),
+				pattern = "dev\\.highload\\.profiles\\.web\\.Strict(JsonConfiguration|ParameterBinding)"),
 		properties = "app.web.max-request-body=256B")
 @EnableConfigurationProperties(WebProperties.class)
 @Import(WebInputRulesTests.Probe.class)
@@ -155,7 +155,7 @@ class WebInputRulesTests {
 
 	@Test
 	void idsInPathsAndParametersAreCanonicalUuidsOnly() {
-		// CanonicalUuidBinding.
+		// StrictParameterBinding.
 		assertThat(this.mvc.get().uri("/probe/" + ID)).hasStatus(200);
 		for (String id : new String[] { "1-1-1-1-1", ID.replace("-", ""), "%7B" + ID + "%7D" }) {
 			assertThat(problem(this.mvc.get().uri(URI.create("/probe/" + id)).exchange())).as(id)
@@ -165,7 +165,7 @@ class WebInputRulesTests {
 
 	@Test
 	void integersAreDecimalDigitsOnly() {
-		// DecimalIntegerBinding.
+		// StrictParameterBinding.
 		assertThat(this.mvc.get().uri("/probe/{id}?limit=10", ID)).hasStatus(200);
 		for (String limit : new String[] { "0x10", "%2310", "%2B1", "1e1", "99999999999" }) {
 			assertThat(problem(this.mvc.get().uri(URI.create("/probe/" + ID + "?limit=" + limit)).exchange())).as(limit)
