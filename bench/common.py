@@ -43,13 +43,42 @@ def need(*tools):
         fail(f"missing {', '.join(missing)}; on Debian: apt-get install wrk postgresql-client iproute2 linux-perf")
 
 
-def machine_cpu():
-    """Seconds the machine's CPUs have been busy (user, nice, system, irq, softirq: guest time is inside
-    user already) and stolen by the hypervisor, from /proc/stat, as the Gatling CPU monitor counts them."""
-    with open("/proc/stat") as f:
-        cpu = [int(x) for x in f.readline().split()[1:]]
-    tick = os.sysconf("SC_CLK_TCK")
-    return (cpu[0] + cpu[1] + cpu[2] + cpu[5] + cpu[6]) / tick, cpu[7] / tick
+class CpuCounters:
+    """CPU counters from the simulations' CPU monitor, the one sampler of this repository
+    (gatling/java/dev/highload/profiles/gatling/monitor/CpuCounters.java, compiled by ./mvnw
+    test-compile), run as a child process: read(pids) gives running totals in seconds of the
+    machine's busy and stolen CPU, each pid's user and system CPU and context switches, and with
+    cluster= each PostgreSQL node's (with its ended backends), with project= each container's of that
+    Compose project. Start it before what it measures: its own JVM start-up then falls outside."""
+
+    def __init__(self, cluster=None, project=None):
+        classes = ROOT / "target/test-classes"
+        if not (classes / "dev/highload/profiles/gatling/monitor/CpuCounters.class").exists():
+            fail("the CPU monitor is not compiled: run ./mvnw test-compile first")
+        options = [*(["--cluster", str(cluster)] if cluster else []), *(["--project", project] if project else [])]
+        self.process = subprocess.Popen(["java", "-cp", str(classes), "dev.highload.profiles.gatling.monitor.CpuCounters",
+                                         *options], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.read()
+
+    def read(self, *pids):
+        """The totals now; the word "discover" among the pids asks docker for the project's containers
+        anew first (they are asked once otherwise, and when one has gone)."""
+        self.process.stdin.write(" ".join(map(str, pids)) + "\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        if not line:
+            fail("the CPU monitor ended")
+        return json.loads(line)
+
+    def close(self):
+        self.process.stdin.close()
+        self.process.wait(30)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
 
 def commit():

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """What the compose deployment costs while it serves nothing: the machine's CPU and each container's
-(its cgroup's cpuacct, v1 or v2), at each healthcheck interval given.
+(its cgroup's counter, v1 or v2), at each healthcheck interval given, read by the simulations' CPU
+monitor (common.CpuCounters; build first: ./mvnw test-compile).
 
 For each interval it brings docker-compose.yml up under bench/load-test.py's project with
 HEALTHCHECK_INTERVAL set, seeds 1,000 users, lets it settle, measures for --seconds and takes it down.
@@ -10,41 +11,20 @@ Markdown table; the figures are % of one core.
     python3 bench/compose-idle.py --env-file docker/local-images.env 5s 30s
 """
 import argparse
-import subprocess
 import time
-from pathlib import Path
 
-from common import Compose, log, machine_cpu
-
-
-def usage_file(container_id):
-    """The file that counts a container's CPU: cgroup v1's cpuacct.usage (ns) or v2's cpu.stat (usage_usec)."""
-    for found in Path("/sys/fs/cgroup/cpuacct").glob(f"**/{container_id}/cpuacct.usage"):
-        return found
-    return next(Path("/sys/fs/cgroup").glob(f"**/*{container_id}*/cpu.stat"))
+from common import Compose, CpuCounters, log
 
 
-def cpu_seconds(usage):
-    """A container's CPU seconds so far, from its usage_file."""
-    if usage.name == "cpuacct.usage":
-        return int(usage.read_text()) / 1e9
-    return next(int(line.split()[1]) for line in usage.read_text().splitlines() if line.startswith("usage_usec")) / 1e6
-
-
-def containers():
-    out = subprocess.run(["docker", "ps", "--no-trunc", "--filter", f"label=com.docker.compose.project={Compose.NAME}",
-                          "--format", "{{.ID}} {{.Label \"com.docker.compose.service\"}}"],
-                         capture_output=True, text=True, check=True).stdout
-    return dict(reversed(line.split()) for line in out.splitlines())
-
-
-def measure(seconds):
-    """% of one core over `seconds`: the machine and each container of the project."""
-    files = {name: usage_file(cid) for name, cid in containers().items()}
-    machine, before = machine_cpu()[0], {name: cpu_seconds(f) for name, f in files.items()}
+def measure(counters, seconds):
+    """% of one core over `seconds`: the machine and each container of the project, which the first
+    reading asks docker for before it reads the counters."""
+    before = counters.read("discover")
     time.sleep(seconds)
-    return ((machine_cpu()[0] - machine) / seconds * 100,
-            {name: (cpu_seconds(f) - before[name]) / seconds * 100 for name, f in files.items()})
+    after = counters.read()
+    return ((after["machine"] - before["machine"]) / seconds * 100,
+            {name: (after["containers"][name] - before["containers"].get(name, 0)) / seconds * 100
+             for name in after["containers"] if name in before["containers"]})
 
 
 def main():
@@ -57,7 +37,8 @@ def main():
 
     compose = Compose(args.env_file)
     compose.down()
-    baseline, _ = measure(args.seconds)
+    counters = CpuCounters(project=Compose.NAME)
+    baseline, _ = measure(counters, args.seconds)
     log(f"machine without the deployment: {baseline:.2f} %")
     rows = []
     for interval in args.intervals:
@@ -65,7 +46,7 @@ def main():
         try:
             compose.up(1000)
             time.sleep(args.settle)
-            machine, each = measure(args.seconds)
+            machine, each = measure(counters, args.seconds)
         finally:
             compose.down()
         log(f"HEALTHCHECK_INTERVAL={interval}: machine {machine:.2f} %, " + ", ".join(f"{n} {v:.2f} %" for n, v in sorted(each.items())))

@@ -4,60 +4,24 @@
 Each target is a server already listening on a loopback port: the service, and the controls of
 bench/controls; NAME=PORT@IDS_FILE gives a target ids of its own (the compose deployment's, say:
 target/compose-load/data/user-ids.csv), the others read .data/user-ids.csv or $IDS_FILE. Each round
-gives each target in turn (the order rotates: the VM's speed drifts within minutes) the same closed-loop load: wrk, 2 threads, 16 connections, GET /user/{id} of random seeded
-ids. Around each run it reads from /proc the CPU time of the server, of the PostgreSQL nodes, of wrk
-and of the machine, and the server threads' context switches; it prints per target the median
-[min-max] of the rounds and the server's CPU per request divided by the last target's (put the
+gives each target in turn (the order rotates: the VM's speed drifts within minutes) the same
+closed-loop load: wrk, 2 threads, 16 connections, GET /user/{id} of random seeded ids. Around each
+run it reads the CPU time of the server, of the PostgreSQL nodes and of the machine, and the server
+threads' context switches, from the simulations' CPU monitor (common.CpuCounters; build first:
+./mvnw test-compile), and wrk's from its own exit; it prints per target the median [min-max] of the
+rounds and the server's CPU per request divided by the last target's (put the
 Vert.x control last). --syscalls adds `perf stat`'s count of the server's system calls (it adds a
 little sys time). The machine is calibrated in the same run, as bench/load-test.py does it.
 """
 import argparse
-import glob
 import os
 import re
 import subprocess
 import sys
 
-from common import ROOT, calibrate, fail, machine_cpu, median, need, spread, wrk
+from common import ROOT, CpuCounters, calibrate, fail, median, need, spread, wrk
 
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def stat(pid):
-    """The fields of /proc/PID/stat after the command name; None for a process that ended meanwhile."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return [int(x) if x.lstrip("-").isdigit() else x for x in f.read().rsplit(")", 1)[1].split()]
-    except (FileNotFoundError, ProcessLookupError):
-        return None
-
-
-def counters(pid, masters):
-    """CPU seconds and context switches now. PostgreSQL: each postmaster with its reaped children (an
-    ended backend's time moves to its postmaster; the pools retire connections), plus every live
-    child. Machine busy time is user, nice, system, irq and softirq, as the load-test monitor counts it."""
-    server = stat(pid)
-    postgres = 0
-    for path in glob.glob("/proc/[0-9]*/stat"):
-        fields = stat(path.split("/")[2])
-        if fields and int(path.split("/")[2]) in masters:
-            postgres += sum(fields[11:15])
-        elif fields and fields[1] in masters:
-            postgres += fields[11] + fields[12]
-    switches = 0
-    for status in glob.glob(f"/proc/{pid}/task/*/status"):
-        try:
-            switches += sum(int(line.split()[1]) for line in open(status) if "ctxt_switches" in line)
-        except FileNotFoundError:
-            pass
-    machine, steal = machine_cpu()
-    children = os.times()
-    return {"user": server[11] / TICK, "sys": server[12] / TICK, "ctx": switches, "postgres": postgres / TICK,
-            "wrk": children.children_user + children.children_system,
-            "machine": machine, "steal": steal}
-
-
-def measure(port, seconds, masters, syscalls, ids=None):
+def measure(port, seconds, counters, syscalls, ids=None):
     found = re.search(r"pid=(\d+)", subprocess.run(["ss", "-ltnpH", f"sport = :{port}"], capture_output=True,
                                                     text=True).stdout)
     if not found:
@@ -66,14 +30,20 @@ def measure(port, seconds, masters, syscalls, ids=None):
     perf = subprocess.Popen(["perf", "stat", "-x,", "-e", "raw_syscalls:sys_enter,context-switches", "-p", str(pid),
                              "--", "sleep", str(seconds)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             text=True) if syscalls else None
-    before = counters(pid, masters)
+    before, wrk_before = counters.read(pid), os.times()
     run = wrk(f"http://127.0.0.1:{port}", seconds, env=ids and {"IDS_FILE": ids})
-    after = counters(pid, masters)
-    us = lambda key: (after[key] - before[key]) * 1e6 / run["requests"]
+    after, wrk_after = counters.read(pid), os.times()
+    server = lambda reading, key: reading["processes"][str(pid)][key]
+    us = lambda seconds: seconds * 1e6 / run["requests"]
+    user = us(server(after, "user") - server(before, "user"))
+    system = us(server(after, "system") - server(before, "system"))
     row = {"req/s": run["requests"] / seconds, "errors": run["errors"], "p99 ms": run["p99_ms"],
-           "server µs/req": us("user") + us("sys"), "user µs": us("user"), "sys µs": us("sys"),
-           "ctx sw/req": us("ctx") / 1e6, "postgres µs/req": us("postgres"), "wrk µs/req": us("wrk"),
-           "machine µs/req": us("machine"), "steal µs/req": us("steal")}
+           "server µs/req": user + system, "user µs": user, "sys µs": system,
+           "ctx sw/req": (server(after, "switches") - server(before, "switches")) / run["requests"],
+           "postgres µs/req": us(sum(after["postgres"].values()) - sum(before["postgres"].values())),
+           "wrk µs/req": us(wrk_after.children_user + wrk_after.children_system
+                            - wrk_before.children_user - wrk_before.children_system),
+           "machine µs/req": us(after["machine"] - before["machine"]), "steal µs/req": us(after["steal"] - before["steal"])}
     if perf:
         counts = {p[2]: int(p[0]) for p in (line.split(",") for line in perf.communicate()[1].splitlines())
                   if len(p) > 2 and p[0].isdigit()}
@@ -96,7 +66,7 @@ def main():
     need("wrk", "ss", *([] if args.no_calibration else ["psql"]), *(["perf"] if args.syscalls else []))
     targets = [(name, int(port), ids or None) for name, port, _, ids in
                (re.fullmatch(r"([^=]+)=(\d+)(@(.+))?", t).groups() for t in args.targets)]
-    masters = [int(open(p).readline()) for p in glob.glob(f"{ROOT}/.data/cluster/*/postmaster.pid")]
+    counters = CpuCounters(cluster=ROOT / ".data/cluster")
     calibration = None if args.no_calibration else calibrate()
     for name, port, ids in targets:
         if args.warm_up > 0:
@@ -105,7 +75,7 @@ def main():
     rows = {name: [] for name, _, _ in targets}
     for r in range(args.rounds):
         for name, port, ids in targets[r % len(targets):] + targets[:r % len(targets)]:
-            rows[name].append(measure(port, args.seconds, masters, args.syscalls, ids))
+            rows[name].append(measure(port, args.seconds, counters, args.syscalls, ids))
             print(f"round {r + 1} target {name}, " + ", ".join(f"{k} {v:.1f}" for k, v in rows[name][-1].items()),
                   file=sys.stderr)
     if calibration is not None:

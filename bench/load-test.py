@@ -6,7 +6,7 @@ docker-compose.yml instead: brought up from empty volumes under a project of its
 --seed users by the documented command, the service's container restarted before each run (a fresh
 JVM, as each local run has), taken down with its volumes at the end; results under
 docs/load-tests/compose-<simulation>-<users>[-<label>]/ (a profile's service arguments do not apply).
-Each run's summary, latency and CPU files go to docs/load-tests/<simulation>-<users>[-<label>]/run-<n>/, one line per run to runs.csv
+Each run's Gatling statistics, CPU summary and CPU files go to docs/load-tests/<simulation>-<users>[-<label>]/run-<n>/, one line per run to runs.csv
 there and the median [min-max] of every figure to medians.md; failed runs are kept. A profile is
 SIMULATION:USERS[:LABEL[:SERVICE_ARGUMENT...]], e.g. GetUserSimulation:250000:primary-only:--app.db.read-from-replicas=false.
 The registration-flood limit is off (the simulations register thousands of users from 16 loopback
@@ -33,8 +33,9 @@ COLUMNS = ["run", "started_utc", "commit", "java", "calibration_tps", "requests"
            "p50_ms", "p95_ms", "p99_ms", "gatling_p99_ms", "max_ms", "machine_pct", "steal_pct", "service_pct",
            "replicas_pct", "gatling_pct", "machine_us", "service_us", "replicas_us", "gatling_us", "assertions_passed"]
 MEDIAN_ROWS = [("calibration_tps", "calibration: pgbench point select, TPS"), ("failed", "failed requests"),
-               ("p95_ms", "p95, ms"), ("p99_ms", "p99, ms (simulation summary)"),
-               ("gatling_p99_ms", "p99, ms (Gatling's assertion)"), ("max_ms", "max, ms"),
+               ("p95_ms", "p95 of successful requests, ms"),
+               ("p99_ms", "p99 of successful requests, ms"), ("gatling_p99_ms", "p99 of all requests, ms (Gatling's assertion)"),
+               ("max_ms", "max of successful requests, ms"),
                ("machine_pct", "machine CPU, avg % of one core (of 200)"), ("steal_pct", "steal, avg %"),
                ("service_pct", "service JVM, avg %"), ("replicas_pct", "both replicas, avg %"),
                ("gatling_pct", "Gatling JVM, avg %"), ("machine_us", "machine, CPU µs per request"),
@@ -63,28 +64,48 @@ def warm_up(record, limit, ids_file=None):
     record.write_text("\n".join(lines) + "\n")
 
 
+def gatling_statistics(gatling_log):
+    """Gatling's own global statistics, as it prints them at the end of a run: its "Global
+    Information" block, whose rows have a Total, an OK and a KO column."""
+    lines = Path(gatling_log).read_text().splitlines()
+    start = max((i for i, line in enumerate(lines) if line.startswith("---- Global Information")), default=None)
+    if start is None:
+        fail(f"no global statistics in {gatling_log}")
+    block = [lines[start]]
+    for line in lines[start + 1:]:
+        if not line.startswith(">"):
+            break
+        block.append(line)
+    return "\n".join(block) + "\n"
+
+
 def figures(run_dir):
-    """One runs.csv row from the summary the simulation printed (its recorder and CPU sampler) and
-    Gatling's assertion lines: nothing the run did not measure, except sums over both replicas."""
-    summary = next(run_dir.glob("*-summary.txt")).read_text()
-    row, worst = {"requests": 0, "failed": 0}, dict.fromkeys(["p50_ms", "p95_ms", "p99_ms", "max_ms"], 0)
-    averages, per_request = {}, {}
-    for line in summary.splitlines():
-        # request, requests, failed, failed %, avg, p50, p95, p99, max
-        m = re.match(r"^(\S.*?)\s+(\d+)\s+(\d+)\s+[\d.]+\s+[\d.]+\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$", line)
-        if m and not line.startswith(("request ", "series ")):
-            row["requests"] += int(m.group(2))
-            row["failed"] += int(m.group(3))
-            for key, value in zip(worst, m.groups()[3:]):
-                worst[key] = max(worst[key], int(value))
-        if m := re.match(rf"^({SERIES})\s+.*?\s([\d.]+|-)\s+([\d.]+|-)\s*$", line):
-            averages[m.group(1)] = None if m.group(2) == "-" else float(m.group(2))
-        if m := re.match(rf"^({SERIES})\s+([\d.]+) us$", line):
-            per_request[m.group(1)] = float(m.group(2))
-    if not row["requests"]:
-        fail(f"no request line in the summary of {run_dir}")
+    """One runs.csv row from Gatling's statistics (requests, failed, latency of the successful
+    requests), the simulation's CPU summary (CPU seconds per series, divided here by Gatling's
+    request count) and Gatling's assertion lines: nothing the run did not measure, except sums over
+    both replicas."""
+    row = {}
+    for line in (run_dir / "gatling-statistics.txt").read_text().splitlines():
+        if m := re.match(r"^> (.+?)\s+\|\s*([\d,.-]+)\s*\|\s*([\d,.-]+)\s*\|\s*([\d,.-]+)\s*$", line):
+            name, total, ok, ko = m.groups()
+            number = lambda text: None if text == "-" else float(text.replace(",", ""))
+            if name == "request count":
+                # Gatling prints "-" for a column without requests.
+                row["requests"], row["failed"] = int(number(total) or 0), int(number(ko) or 0)
+            for key, label in (("p50_ms", "50th"), ("p95_ms", "95th"), ("p99_ms", "99th")):
+                if name.startswith(f"response time {label} percentile"):
+                    row[key] = number(ok)
+            if name.startswith("max response time"):
+                row["max_ms"] = number(ok)
+    if not row.get("requests"):
+        fail(f"no request count in Gatling's statistics of {run_dir}")
     row["failed_percent"] = round(100 * row["failed"] / row["requests"], 3)
-    row.update(worst)
+    averages, seconds = {}, {}
+    for line in next(run_dir.glob("*-summary.txt")).read_text().splitlines():
+        if m := re.match(rf"^({SERIES})\s+.*?\s([\d.]+|-)\s+([\d.]+|-)\s+([\d.]+|-)\s*$", line):
+            averages[m.group(1)] = None if m.group(2) == "-" else float(m.group(2))
+            seconds[m.group(1)] = None if m.group(4) == "-" else float(m.group(4))
+    per_request = {k: None if v is None else round(v * 1e6 / row["requests"], 1) for k, v in seconds.items()}
     for figures_of in (averages, per_request):
         if "app" in figures_of:
             figures_of["service"] = figures_of.pop("app")
@@ -186,13 +207,15 @@ def run_profiles(args, compose):
             if run is None:
                 fail(f"Gatling left no run directory (log {logs}-gatling.log)")
             failed |= status != 0
-            for pattern in ("*-summary.txt", "*-latency.csv", "*-cpu.csv", "*-cpu.png"):
+            for pattern in ("*-summary.txt", "*-cpu.csv", "*-cpu.png"):
                 for f in run.glob(pattern):
                     shutil.copy(f, run_out)
+            (run_out / "gatling-statistics.txt").write_text(gatling_statistics(f"{logs}-gatling.log"))
             assertions = [l for l in Path(f"{logs}-gatling.log").read_text().splitlines()
                           if re.match(r"^(Global|Details)|.*: (true|false)", l)]
             (run_out / "assertions.txt").write_text("\n".join(assertions) + "\n")
-            print((next(run_out.glob("*-summary.txt"))).read_text() + "\n".join(assertions))
+            print((run_out / "gatling-statistics.txt").read_text() + (next(run_out.glob("*-summary.txt"))).read_text()
+                  + "\n".join(assertions))
             rows.append(dict(figures(run_out), run=n, started_utc=started, commit=commit(), java=java,
                              calibration_tps=calibration, assertions_passed="yes" if status == 0 else "no"))
             log(f"(exit {status}) copied to {run_out}; Gatling report in {run}")

@@ -13,7 +13,6 @@ import static io.gatling.javaapi.core.CoreDsl.doWhile;
 import static io.gatling.javaapi.core.CoreDsl.exec;
 import static io.gatling.javaapi.core.CoreDsl.pause;
 import static io.gatling.javaapi.core.CoreDsl.regex;
-import static io.gatling.javaapi.core.CoreDsl.responseTimeInMillis;
 import static io.gatling.javaapi.core.CoreDsl.substring;
 import static io.gatling.javaapi.http.HttpDsl.header;
 import static io.gatling.javaapi.http.HttpDsl.headerRegex;
@@ -21,9 +20,9 @@ import static io.gatling.javaapi.http.HttpDsl.http;
 import static io.gatling.javaapi.http.HttpDsl.status;
 
 /**
- * Every request the simulations make, defined once. Each saves its status and response
- * time for {@link LatencyRecorder}, then asserts the status: a 404 for a seeded id is a
- * failure like any other.
+ * Every request the simulations make, defined once, each named as Gatling's report and
+ * statistics show it. Each asserts its status: a 404 for a seeded id is a failure like
+ * any other.
  */
 final class Endpoints {
 
@@ -55,9 +54,7 @@ final class Endpoints {
 
 	/** A seeded user's profile; needs {@code id} in the session. */
 	static ChainBuilder getUser() {
-		return exec(http(GET_USER).get("/user/#{id}")
-			.check(responseTimeInMillis().saveAs("rt"), status().saveAs("status"), status().is(200)))
-			.exec(LatencyRecorder.record(GET_USER, 200));
+		return exec(http(GET_USER).get("/user/#{id}").check(status().is(200)));
 	}
 
 	/**
@@ -65,9 +62,7 @@ final class Endpoints {
 	 * registration's token as {@code tokens} says; needs {@code id} in the session.
 	 */
 	static ChainBuilder getUser(TokenCarrier tokens) {
-		return exec(tokens.carry(http(GET_USER).get("/user/#{id}"))
-			.check(responseTimeInMillis().saveAs("rt"), status().saveAs("status"), status().is(200)))
-			.exec(LatencyRecorder.record(GET_USER, 200));
+		return exec(tokens.carry(http(GET_USER).get("/user/#{id}")).check(status().is(200)));
 	}
 
 	/** A prefix search; needs {@code first_name} and {@code last_name} in the session. */
@@ -75,8 +70,7 @@ final class Endpoints {
 		return exec(http(SEARCH).get("/user/search")
 			.queryParam("first_name", "#{first_name}")
 			.queryParam("last_name", "#{last_name}")
-			.check(responseTimeInMillis().saveAs("rt"), status().saveAs("status"), status().is(200)))
-			.exec(LatencyRecorder.record(SEARCH, 200));
+			.check(status().is(200)));
 	}
 
 	/**
@@ -102,15 +96,13 @@ final class Endpoints {
 						.body(StringBody("{\"first_name\":\"#{first_name}\",\"second_name\":\"#{second_name}\","
 								+ "\"birthdate\":\"#{birthdate}\",\"password\":\"#{password}\"}"))
 						.asJson()
-						.check(responseTimeInMillis().saveAs("rt"), status().saveAs("status"),
-								status().saveAs("register_status"),
+						.check(status().saveAs("register_status"),
 								header("Retry-After").optional().saveAs("retry_after"),
 								regex("\"user_id\"\\s*:\\s*\"([0-9a-f-]{36})\"").optional().saveAs("user_id"),
 								status().is(200),
 								// Every write answers its token in both.
 								header(TokenCarrier.HEADER_NAME).saveAs(TokenCarrier.ATTRIBUTE),
 								headerRegex("Set-Cookie", TokenCarrier.COOKIE_NAME + "=[0-9a-f]{16}").exists())),
-					exec(LatencyRecorder.record(REGISTER, 200)),
 					exec((session) -> session.set("register_attempts", session.getInt("register_attempts") + 1)))
 			.exec((session) -> {
 				ClientFigures.registration(session.getInt("register_attempts"), session.contains("user_id"));
@@ -124,12 +116,10 @@ final class Endpoints {
 	 */
 	static ChainBuilder ownProfile(TokenCarrier tokens) {
 		return exec(tokens.carry(http(OWN_PROFILE).get("/user/#{user_id}"))
-			.check(responseTimeInMillis().saveAs("rt"), status().saveAs("status"), status().is(200)))
-			.exec((session) -> {
+			.check(status().saveAs("status"), status().is(200))).exec((session) -> {
 				ClientFigures.ownProfile(session.contains("status") && session.getInt("status") == 404);
-				return session;
-			})
-			.exec(LatencyRecorder.record(OWN_PROFILE, 200));
+				return session.remove("status");
+			});
 	}
 
 	/**
@@ -141,15 +131,13 @@ final class Endpoints {
 		HttpRequestActionBuilder search = tokens.carry(http(OWN_SEARCH).get("/user/search")
 			.queryParam("first_name", "#{first_name}")
 			.queryParam("last_name", "#{second_name}"));
-		return exec(search.check(responseTimeInMillis().saveAs("rt"), status().saveAs("status"),
-				substring("#{user_id}").count().saveAs("own_hits"), status().is(200), substring("#{user_id}").exists()))
+		return exec(search.check(status().saveAs("status"), substring("#{user_id}").count().saveAs("own_hits"),
+				status().is(200), substring("#{user_id}").exists()))
 			.exec((session) -> {
 				ClientFigures
 					.ownSearch(session.contains("status") && session.getInt("status") == 200 && !ownHit(session));
-				return session;
-			})
-			.exec(LatencyRecorder.record(OWN_SEARCH, 200, Endpoints::ownHit))
-			.exec((session) -> session.remove("own_hits"));
+				return session.remove("status").remove("own_hits");
+			});
 	}
 
 	private static boolean ownHit(Session session) {

@@ -200,10 +200,9 @@ class ContainerCpuTests {
 			.isEqualTo("second,machine,steal,app,primary,gatling\n1,120.0,0.0,80.0,10.0,30.0\n");
 		assertThat(result.summary()).contains("getusersimulation-250000, containers of compose project profiles-load")
 			.containsPattern(
-					"(?m)^app +container profiles-load-app-1 \\(1b1c94696569\\), cgroup v1, listens on port 8080 +80\\.0 +80\\.0$")
+					"(?m)^app +container profiles-load-app-1 \\(1b1c94696569\\), cgroup v1, listens on port 8080 +80\\.0 +80\\.0 +0\\.80$")
 			.containsPattern("(?m)^primary +container profiles-load-primary-1 ");
 		assertThat(result.stats(Series.SERVICE).source()).isEqualTo("not recorded");
-		assertThat(result.perRequest(1_000_000)).containsPattern("(?m)^app +0\\.8 us$");
 		assertThat(CpuReport.chart(result).getTitle()).contains("compose project profiles-load");
 		assertThat(CpuReport.chart(result).getSeriesMap().keySet())
 			.anyMatch((name) -> name.startsWith("app (avg 80.0"));

@@ -517,6 +517,16 @@ public final class CpuSampler {
 		}
 
 		/**
+		 * The CPU time the series used over the seconds it was sampled: its average share
+		 * of a core times those seconds. Divided by the requests of the run, the figure
+		 * that compares runs at different rates.
+		 * @return seconds of CPU, NaN without samples
+		 */
+		public double cpuSeconds() {
+			return this.average / 100 * this.samples;
+		}
+
+		/**
 		 * Whether the series had any value.
 		 * @return {@code true} if at least one second had a value
 		 */
@@ -597,25 +607,6 @@ public final class CpuSampler {
 		}
 
 		/**
-		 * CPU time per request of each series over the whole run: its average share of a
-		 * core times the seconds sampled, divided by the requests made in them. The
-		 * figure that compares runs at different rates, and the one a budget is set in.
-		 * @param requests all requests of the run, failed ones included
-		 * @return one line per series present, in microseconds of CPU per request
-		 */
-		public String perRequest(long requests) {
-			StringBuilder text = new StringBuilder(String.format(Locale.ROOT,
-					"CPU per request of %s: %d requests, microseconds of CPU each%n", this.name, requests));
-			for (SeriesStats one : this.stats) {
-				if (one.present() && requests > 0) {
-					double micros = one.average() / 100 * one.samples() * 1_000_000 / requests;
-					text.append(String.format(Locale.ROOT, "%-9s  %8.1f us%n", one.series().label(), micros));
-				}
-			}
-			return text.toString();
-		}
-
-		/**
 		 * The statistics as an aligned plain-text table, for the console.
 		 * @return the table, several lines
 		 */
@@ -628,11 +619,13 @@ public final class CpuSampler {
 			for (SeriesStats one : this.stats) {
 				width = Math.max(width, one.source().length());
 			}
-			String row = "%-9s  %-" + width + "s  %7s  %7s%n";
-			text.append(String.format(Locale.ROOT, row, "series", "source", "avg %", "max %"));
+			String row = "%-9s  %-" + width + "s  %7s  %7s  %9s%n";
+			text.append(String.format(Locale.ROOT, row, "series", "source", "avg %", "max %", "CPU s"));
 			for (SeriesStats one : this.stats) {
 				text.append(String.format(Locale.ROOT, row, one.series().label(), one.source(),
-						CpuReport.decimal(one.average()), CpuReport.decimal(one.max())));
+						CpuReport.decimal(one.average()), CpuReport.decimal(one.max()),
+						Double.isFinite(one.cpuSeconds()) ? String.format(Locale.ROOT, "%.2f", one.cpuSeconds())
+								: "-"));
 			}
 			return text.toString();
 		}

@@ -165,7 +165,7 @@ class CpuSamplerTests {
 	}
 
 	@Test
-	void cpuPerRequestIsTheCpuTimeOfTheRunDividedByItsRequests() {
+	void cpuSecondsAreTheAverageShareOfACoreTimesTheSecondsSampled() {
 		List<CpuSampler.SeriesStats> stats = List.of(new CpuSampler.SeriesStats(Series.MACHINE, "m", 100, 150.0, 190.0),
 				new CpuSampler.SeriesStats(Series.STEAL, "s", 100, 10.0, 20.0),
 				new CpuSampler.SeriesStats(Series.SERVICE, "svc", 100, 50.0, 80.0),
@@ -174,18 +174,21 @@ class CpuSamplerTests {
 				new CpuSampler.SeriesStats(Series.REPLICA2, "r2", 0, Double.NaN, Double.NaN),
 				new CpuSampler.SeriesStats(Series.GATLING, "g", 50, 40.0, 60.0));
 		Result result = new Result("run", "", 2, List.of(), stats, List.of());
-		// 100 s at 50 % of a core is 50 CPU-seconds; over 1,000,000 requests, 50 us each.
-		assertThat(result.perRequest(1_000_000)).contains("machine       150.0 us")
-			.contains("steal          10.0 us")
-			.contains("service        50.0 us")
-			.contains("gatling        20.0 us")
-			.doesNotContain("primary");
+		// 100 s at 50 % of a core is 50 CPU-seconds; 50 s at 40 %, 20.
+		assertThat(stats.get(2).cpuSeconds()).isEqualTo(50.0);
+		assertThat(result.summary()).containsPattern("(?m)^machine +m +150\\.0 +190\\.0 +150\\.00$")
+			.containsPattern("(?m)^steal +s +10\\.0 +20\\.0 +10\\.00$")
+			.containsPattern("(?m)^service +svc +50\\.0 +80\\.0 +50\\.00$")
+			.containsPattern("(?m)^primary +p +- +- +-$")
+			.containsPattern("(?m)^gatling +g +40\\.0 +60\\.0 +20\\.00$");
 	}
 
 	@Test
 	void parsesACommandNameWithSpacesAndParentheses() {
-		String stat = "4242 (my (odd) name) S 17 4242 4242 0 -1 4194560 100 0 0 0 250 37 0 0 20 0 3 0 98765 1000 10";
-		assertThat(ProcFs.parseStat(4242, stat)).isEqualTo(new ProcFs.ProcStat(4242, 17, 287, 98765));
+		String stat = "4242 (my (odd) name) S 17 4242 4242 0 -1 4194560 100 0 0 0 250 37 5 6 20 0 3 0 98765 1000 10";
+		ProcFs.ProcStat parsed = ProcFs.parseStat(4242, stat);
+		assertThat(parsed).isEqualTo(new ProcFs.ProcStat(4242, 17, 250, 37, 11, 98765));
+		assertThat(parsed.ticks()).isEqualTo(287);
 	}
 
 	@Test

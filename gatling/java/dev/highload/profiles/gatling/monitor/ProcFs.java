@@ -165,8 +165,10 @@ final class ProcFs {
 		long ppid = Long.parseLong(fields[4 - 3]);
 		long utime = Long.parseLong(fields[14 - 3]);
 		long stime = Long.parseLong(fields[15 - 3]);
+		long cutime = Long.parseLong(fields[16 - 3]);
+		long cstime = Long.parseLong(fields[17 - 3]);
 		long startTime = Long.parseLong(fields[22 - 3]);
-		return new ProcStat(pid, ppid, utime + stime, startTime);
+		return new ProcStat(pid, ppid, utime, stime, cutime + cstime, startTime);
 	}
 
 	/**
@@ -312,6 +314,33 @@ final class ProcFs {
 		}
 	}
 
+	/**
+	 * Voluntary and involuntary context switches of all the process's live threads, from
+	 * each {@code /proc/<pid>/task/<tid>/status}; 0 for a process that exited.
+	 */
+	static long contextSwitches(long pid) {
+		long switches = 0;
+		try (DirectoryStream<Path> tasks = Files.newDirectoryStream(PROC.resolve(pid + "/task"))) {
+			for (Path task : tasks) {
+				try {
+					for (String line : Files.readAllLines(task.resolve("status"), StandardCharsets.ISO_8859_1)) {
+						if (line.startsWith("voluntary_ctxt_switches:")
+								|| line.startsWith("nonvoluntary_ctxt_switches:")) {
+							switches += Long.parseLong(line.substring(line.indexOf(':') + 1).strip());
+						}
+					}
+				}
+				catch (IOException | NumberFormatException ex) {
+					// The thread ended while we looked.
+				}
+			}
+		}
+		catch (IOException ex) {
+			// The process exited.
+		}
+		return switches;
+	}
+
 	/** Whether the process runs a {@code java} executable. */
 	static boolean isJavaProcess(long pid) {
 		List<String> args = commandLine(pid);
@@ -327,11 +356,22 @@ final class ProcFs {
 	 *
 	 * @param pid the process id
 	 * @param ppid its parent's id
-	 * @param ticks user plus system CPU time of all its threads, in clock ticks
+	 * @param user user CPU time of all its threads, in clock ticks
+	 * @param system system CPU time of all its threads, in clock ticks
+	 * @param reapedChildren user plus system CPU time of its children that ended and were
+	 * waited for, in clock ticks (a PostgreSQL server's ended backends)
 	 * @param startTime when it started, in clock ticks since boot; with the pid it
 	 * identifies the process even if the pid is reused
 	 */
-	record ProcStat(long pid, long ppid, long ticks, long startTime) {
+	record ProcStat(long pid, long ppid, long user, long system, long reapedChildren, long startTime) {
+
+		/**
+		 * User plus system CPU time of all its threads.
+		 * @return clock ticks
+		 */
+		long ticks() {
+			return this.user + this.system;
+		}
 
 	}
 
