@@ -5,6 +5,7 @@ import java.util.UUID;
 
 import org.springframework.beans.PropertyEditorRegistrar;
 import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.format.support.FormattingConversionService;
@@ -35,6 +36,8 @@ import org.springframework.web.bind.support.ConfigurableWebBindingInitializer;
  * itself.
  */
 @Configuration(proxyBeanMethods = false)
+// Not in the seeding command, which runs without a web server and so without Spring MVC.
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 class StrictParameterBinding {
 
 	@Bean
