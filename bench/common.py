@@ -71,14 +71,9 @@ class CpuCounters:
         return json.loads(line)
 
     def close(self):
+        """Ends the monitor (it also ends by itself at the end of its input, when this process does)."""
         self.process.stdin.close()
         self.process.wait(30)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
 
 def commit():

@@ -51,6 +51,7 @@ def main():
             compose.down()
         log(f"HEALTHCHECK_INTERVAL={interval}: machine {machine:.2f} %, " + ", ".join(f"{n} {v:.2f} %" for n, v in sorted(each.items())))
         rows.append((interval, machine, each))
+    counters.close()
     names = sorted({n for _, _, each in rows for n in each})
     print(f"\n{args.seconds} s idle, % of one core; the machine alone, without the deployment: {baseline:.2f} %\n")
     print("| HEALTHCHECK_INTERVAL | machine | " + " | ".join(names) + " | containers together |")

@@ -78,6 +78,7 @@ def main():
             rows[name].append(measure(port, args.seconds, counters, args.syscalls, ids))
             print(f"round {r + 1} target {name}, " + ", ".join(f"{k} {v:.1f}" for k, v in rows[name][-1].items()),
                   file=sys.stderr)
+    counters.close()
     if calibration is not None:
         print(f"calibration: pgbench -S on both replicas {calibration:,.0f} TPS (run before the rounds)")
     print(f"{args.rounds} rounds of {args.seconds} s per target, wrk -t2 -c16 keep-alive; median [min–max]\n")

@@ -85,12 +85,12 @@ def figures(run_dir):
     request count) and Gatling's assertion lines: nothing the run did not measure, except sums over
     both replicas."""
     row = {}
+    # Gatling prints "-" for a column without requests.
+    number = lambda text: None if text == "-" else float(text.replace(",", ""))
     for line in (run_dir / "gatling-statistics.txt").read_text().splitlines():
         if m := re.match(r"^> (.+?)\s+\|\s*([\d,.-]+)\s*\|\s*([\d,.-]+)\s*\|\s*([\d,.-]+)\s*$", line):
             name, total, ok, ko = m.groups()
-            number = lambda text: None if text == "-" else float(text.replace(",", ""))
             if name == "request count":
-                # Gatling prints "-" for a column without requests.
                 row["requests"], row["failed"] = int(number(total) or 0), int(number(ko) or 0)
             for key, label in (("p50_ms", "50th"), ("p95_ms", "95th"), ("p99_ms", "99th")):
                 if name.startswith(f"response time {label} percentile"):

@@ -29,17 +29,16 @@ import dev.highload.profiles.gatling.monitor.Cgroups.CpuCounter;
  * <p>
  * {@code java -cp target/test-classes dev.highload.profiles.gatling.monitor.CpuCounters
  * [--cluster DIR] [--project NAME]}: each line read from standard input is a list of
- * process ids, and is answered with one line of JSON: seconds since start
- * ({@code elapsed}); the machine's busy and stolen CPU seconds; for each process listed
- * its user and system CPU seconds and its threads' context switches ({@code null} when it
- * is not running); with {@code --cluster}, the CPU seconds of every PostgreSQL node whose
- * data directory is under DIR, each postmaster with its live and its ended children; with
- * {@code --project}, the CPU seconds of every running container of that Compose project,
- * named as the simulations' summary names them. The project's containers are asked of
- * {@code docker} at the first reading, when one of them has gone, and when a line holds
- * the word {@code discover}, always before the reading, so that the command's own CPU
- * falls outside the interval between two readings that do not ask. It exits at the end of
- * its input.
+ * process ids, and is answered with one line of JSON: the machine's busy and stolen CPU
+ * seconds; for each process listed its user and system CPU seconds and its threads'
+ * context switches ({@code null} when it is not running); with {@code --cluster}, the CPU
+ * seconds of every PostgreSQL node whose data directory is under DIR, each postmaster
+ * with its live and its ended children; with {@code --project}, the CPU seconds of every
+ * running container of that Compose project, named as the simulations' summary names
+ * them. The project's containers are asked of {@code docker} at the first reading, when
+ * one of them has gone, and when a line holds the word {@code discover}, always before
+ * the reading, so that the command's own CPU falls outside the interval between two
+ * readings that do not ask. It exits at the end of its input.
  */
 public final class CpuCounters {
 
@@ -47,13 +46,11 @@ public final class CpuCounters {
 
 	private final String project;
 
-	private final long startNanos = System.nanoTime();
-
 	private final double ticksPerSecond = ProcFs.clockTicksPerSecond();
 
 	private Map<Series, CpuCounter> containers;
 
-	private CpuCounters(Path cluster, String project) {
+	CpuCounters(Path cluster, String project) {
 		this.cluster = cluster;
 		this.project = project;
 	}
@@ -110,7 +107,6 @@ public final class CpuCounters {
 			containers = Objects.requireNonNullElse(containers(), "{}");
 		}
 		StringJoiner json = new StringJoiner(", ", "{", "}");
-		json.add("\"elapsed\": " + number((now.nanos() - this.startNanos) / 1e9));
 		json.add("\"machine\": " + seconds(now.machine().busy()));
 		json.add("\"steal\": " + seconds(now.machine().steal()));
 		StringJoiner processes = new StringJoiner(", ", "{", "}");

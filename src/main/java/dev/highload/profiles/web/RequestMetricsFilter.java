@@ -97,8 +97,7 @@ class RequestMetricsFilter implements Filter {
 		Throwable exception = (thrown != null) ? thrown : (handled instanceof Throwable t) ? t : null;
 		Key key = new Key(METHODS.contains(request.getMethod()) ? request.getMethod() : "UNKNOWN", uri(request, status),
 				status, (exception != null) ? exception.getClass().getSimpleName() : "none");
-		Timer timer = this.timers.get(key);
-		return (timer != null) ? timer : this.timers.computeIfAbsent(key, this::register);
+		return this.timers.computeIfAbsent(key, this::register);
 	}
 
 	private Timer register(Key key) {

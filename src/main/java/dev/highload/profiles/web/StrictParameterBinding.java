@@ -2,6 +2,7 @@ package dev.highload.profiles.web;
 
 import java.beans.PropertyEditorSupport;
 import java.util.UUID;
+import java.util.regex.Pattern;
 
 import org.springframework.beans.PropertyEditorRegistrar;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -54,9 +55,8 @@ class StrictParameterBinding {
 	static PropertyEditorRegistrar strictEditors() {
 		return (registry) -> {
 			registry.registerCustomEditor(UUID.class, new CanonicalUuidEditor());
-			DecimalIntegerEditor integers = new DecimalIntegerEditor();
-			registry.registerCustomEditor(int.class, integers);
-			registry.registerCustomEditor(Integer.class, integers);
+			registry.registerCustomEditor(int.class, new DecimalIntegerEditor());
+			registry.registerCustomEditor(Integer.class, new DecimalIntegerEditor());
 		};
 	}
 
@@ -79,36 +79,20 @@ class StrictParameterBinding {
 
 	static final class DecimalIntegerEditor extends PropertyEditorSupport {
 
-		private static final int MAX_DIGITS = 10;
+		private static final Pattern DECIMAL = Pattern.compile("-?[0-9]{1,10}");
 
 		@Override
 		public void setAsText(String text) {
 			if (text == null || text.isEmpty()) {
 				setValue(null);
 			}
-			else if (isDecimal(text)) {
+			else if (DECIMAL.matcher(text).matches()) {
 				// Above 2^31 - 1: NumberFormatException, an IllegalArgumentException.
 				setValue(Integer.parseInt(text));
 			}
 			else {
 				throw new IllegalArgumentException("Not a decimal integer");
 			}
-		}
-
-		/** An optional minus sign and 1 to 10 digits. */
-		private static boolean isDecimal(String text) {
-			int start = (text.charAt(0) == '-') ? 1 : 0;
-			int digits = text.length() - start;
-			if (digits < 1 || digits > MAX_DIGITS) {
-				return false;
-			}
-			for (int i = start; i < text.length(); i++) {
-				char c = text.charAt(i);
-				if (c < '0' || c > '9') {
-					return false;
-				}
-			}
-			return true;
 		}
 
 	}
