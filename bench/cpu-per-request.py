@@ -9,9 +9,10 @@ closed-loop load: wrk, 2 threads, 16 connections, GET /user/{id} of random seede
 run it reads the CPU time of the server, of the PostgreSQL nodes and of the machine, and the server
 threads' context switches, from the simulations' CPU monitor (common.CpuCounters; build first:
 ./mvnw test-compile), and wrk's from its own exit; it prints per target the median [min-max] of the
-rounds and the server's CPU per request divided by the last target's (put the
-Vert.x control last). --syscalls adds `perf stat`'s count of the server's system calls (it adds a
-little sys time). The machine is calibrated in the same run, as bench/load-test.py does it.
+rounds and the server's CPU per request divided by the last target's: the ratio of the medians,
+and the median [min-max] of the ratios within each round (put the control to compare with
+last). --syscalls adds `perf stat`'s count of the server's system calls (it adds a little sys
+time). The machine is calibrated in the same run, as bench/load-test.py does it.
 """
 import argparse
 import os
@@ -83,12 +84,16 @@ def main():
         print(f"calibration: pgbench -S on both replicas {calibration:,.0f} TPS (run before the rounds)")
     print(f"{args.rounds} rounds of {args.seconds} s per target, wrk -t2 -c16 keep-alive; median [min–max]\n")
     keys = list(rows[targets[0][0]][0])
-    print("| target | " + " | ".join(keys) + " | server CPU ÷ last target's |")
-    print("|---" * (len(keys) + 2) + "|")
-    last = median([r["server µs/req"] for r in rows[targets[-1][0]]])
+    print("| target | " + " | ".join(keys) + " | server CPU ÷ last target's | the same, round by round |")
+    print("|---" * (len(keys) + 3) + "|")
+    reference = [r["server µs/req"] for r in rows[targets[-1][0]]]
     for name, _, _ in targets:
         cells = [spread([r[k] for r in rows[name]]) if k != "errors" else str(sum(r[k] for r in rows[name])) for k in keys]
-        print(f"| {name} | " + " | ".join(cells) + f" | {median([r['server µs/req'] for r in rows[name]]) / last:.2f} |")
+        own = [r["server µs/req"] for r in rows[name]]
+        # Within a round the two were measured minutes apart at most, often back to back: the
+        # ratio of each round's pair moves less with the machine's speed than the medians do.
+        paired = spread([mine / theirs for mine, theirs in zip(own, reference)], digits=2)
+        print(f"| {name} | " + " | ".join(cells) + f" | {median(own) / median(reference):.2f} | {paired} |")
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ import java.util.UUID;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import jakarta.validation.Valid;
+import jakarta.xml.bind.annotation.XmlRootElement;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -209,6 +210,18 @@ class WebInputRulesTests {
 		assertThat(problem.toString()).doesNotContain("secret", "IllegalStateException", "Probe");
 	}
 
+	@Test
+	void answersAreJsonAloneEvenForAJaxbClass() {
+		// StrictJsonConfiguration: JAXB is on the classpath (Hibernate's), its converter
+		// is not.
+		assertThat(this.mvc.get().uri("/probe/xml").accept(MediaType.APPLICATION_XML).exchange()).hasStatus(406);
+		assertThat(this.mvc.get().uri("/probe/xml").exchange()).hasStatus(200)
+			.hasContentType(MediaType.APPLICATION_JSON)
+			.bodyJson()
+			.extractingPath("$.name")
+			.isEqualTo("x");
+	}
+
 	private String post(String body) {
 		return ProblemOutcome
 			.of(this.mvc.post().uri("/probe").contentType(MediaType.APPLICATION_JSON).content(body).exchange());
@@ -245,10 +258,21 @@ class WebInputRulesTests {
 			return "ok";
 		}
 
+		@GetMapping("/probe/xml")
+		XmlAnswer xml() {
+			return new XmlAnswer("x");
+		}
+
 		@GetMapping("/probe/failing")
 		String failing() {
 			throw new IllegalStateException("secret detail");
 		}
+
+	}
+
+	/** What the XML converter would write, were it there. */
+	@XmlRootElement
+	record XmlAnswer(@JsonProperty("name") String name) {
 
 	}
 
