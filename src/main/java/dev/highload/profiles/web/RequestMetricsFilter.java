@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.http.Outcome;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -106,7 +107,7 @@ class RequestMetricsFilter implements Filter {
 			.tag("method", key.method())
 			.tag("uri", key.uri())
 			.tag("status", Integer.toString(key.status()))
-			.tag("outcome", outcome(key.status()))
+			.tag("outcome", Outcome.forStatus(key.status()).name())
 			.tag("exception", key.exception())
 			.tag("error", key.exception())
 			.register(this.registry);
@@ -123,17 +124,6 @@ class RequestMetricsFilter implements Filter {
 			return "NOT_FOUND";
 		}
 		return (status >= 300 && status < 400) ? "REDIRECTION" : "UNKNOWN";
-	}
-
-	private static String outcome(int status) {
-		return switch (status / 100) {
-			case 1 -> "INFORMATIONAL";
-			case 2 -> "SUCCESS";
-			case 3 -> "REDIRECTION";
-			case 4 -> "CLIENT_ERROR";
-			case 5 -> "SERVER_ERROR";
-			default -> "UNKNOWN";
-		};
 	}
 
 	private record Key(String method, String uri, int status, String exception) {
