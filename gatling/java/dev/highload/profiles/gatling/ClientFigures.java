@@ -1,14 +1,27 @@
 package dev.highload.profiles.gatling;
 
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * What the virtual users saw as clients, beside the latency of each request: how often a
- * registration was sent again with its {@code Idempotency-Key}, and whether a user who
- * had just registered found themselves. Printed in the run's summary by
- * {@link MonitoredSimulation}; only simulations that register have anything to print.
+ * What the virtual users saw as clients, beside the latency of each request: the requests
+ * the service refused at capacity and how fast it refused them, how often a registration
+ * was sent again with its {@code Idempotency-Key}, and whether a user who had just
+ * registered found themselves. Printed in the run's summary by
+ * {@link MonitoredSimulation}.
  */
 final class ClientFigures {
+
+	/**
+	 * Refusals are timed in whole milliseconds up to this; slower ones share its bucket.
+	 */
+	private static final int MAX_MILLIS = 60_000;
+
+	/** Per request name, how many refusals took each number of milliseconds. */
+	private static final Map<String, AtomicLongArray> refusals = new ConcurrentHashMap<>();
 
 	private static final AtomicLong registered = new AtomicLong();
 
@@ -25,6 +38,16 @@ final class ClientFigures {
 	private static final AtomicLong ownSearchMisses = new AtomicLong();
 
 	private ClientFigures() {
+	}
+
+	/**
+	 * A request the service refused at capacity (503 with {@code Retry-After}).
+	 * @param request its name
+	 * @param millis its response time, as Gatling measured it
+	 */
+	static void shed(String request, int millis) {
+		refusals.computeIfAbsent(request, (name) -> new AtomicLongArray(MAX_MILLIS + 1))
+			.incrementAndGet(Math.max(0, Math.min(millis, MAX_MILLIS)));
 	}
 
 	/**
@@ -67,14 +90,17 @@ final class ClientFigures {
 		return ownProfileMisses.get() + ownSearchMisses.get();
 	}
 
-	/** The summary's lines, or an empty string when nobody registered. */
+	/**
+	 * The summary's lines: the refusals always (bench/load-test.py reads the line), the
+	 * registrations when someone registered.
+	 */
 	static String summary() {
+		StringBuilder s = new StringBuilder(refusalLine());
 		if (registered.get() + gaveUp.get() == 0) {
-			return "";
+			return s.toString();
 		}
-		StringBuilder s = new StringBuilder(
-				String.format("registrations: %d registered, %d retries with the same Idempotency-Key, %d given up%n",
-						registered.get(), retries.get(), gaveUp.get()));
+		s.append(String.format("registrations: %d registered, %d retries with the same Idempotency-Key, %d given up%n",
+				registered.get(), retries.get(), gaveUp.get()));
 		if (ownProfiles.get() + ownSearches.get() > 0) {
 			s.append(String.format(
 					"read-your-writes misses: %d (own profile 404: %d of %d reads; own id not on the search page: %d of %d searches)%n",
@@ -82,6 +108,42 @@ final class ClientFigures {
 					ownSearches.get()));
 		}
 		return s.toString();
+	}
+
+	/**
+	 * "shed: N requests answered 503 at capacity, p99 X ms (by request: ...)": counted
+	 * among Gatling's failed requests, and here apart from the others.
+	 */
+	private static String refusalLine() {
+		long[] all = new long[MAX_MILLIS + 1];
+		Map<String, Long> byRequest = new TreeMap<>();
+		refusals.forEach((request, counts) -> {
+			long total = 0;
+			for (int ms = 0; ms <= MAX_MILLIS; ms++) {
+				all[ms] += counts.get(ms);
+				total += counts.get(ms);
+			}
+			byRequest.put(request, total);
+		});
+		long total = byRequest.values().stream().mapToLong(Long::longValue).sum();
+		if (total == 0) {
+			return String.format("shed: 0 requests answered 503 at capacity%n");
+		}
+		return String.format("shed: %d requests answered 503 at capacity, p99 %d ms (%s)%n", total,
+				percentile(all, total, 0.99), byRequest.toString().replaceAll("[{}]", ""));
+	}
+
+	/** The smallest time that {@code share} of the refusals did not exceed. */
+	private static int percentile(long[] counts, long total, double share) {
+		long rank = (long) Math.ceil(share * total);
+		long seen = 0;
+		for (int ms = 0; ms < counts.length; ms++) {
+			seen += counts[ms];
+			if (seen >= rank) {
+				return ms;
+			}
+		}
+		return MAX_MILLIS;
 	}
 
 }

@@ -13,6 +13,7 @@ import static io.gatling.javaapi.core.CoreDsl.doWhile;
 import static io.gatling.javaapi.core.CoreDsl.exec;
 import static io.gatling.javaapi.core.CoreDsl.pause;
 import static io.gatling.javaapi.core.CoreDsl.regex;
+import static io.gatling.javaapi.core.CoreDsl.responseTimeInMillis;
 import static io.gatling.javaapi.core.CoreDsl.substring;
 import static io.gatling.javaapi.http.HttpDsl.header;
 import static io.gatling.javaapi.http.HttpDsl.headerRegex;
@@ -22,7 +23,8 @@ import static io.gatling.javaapi.http.HttpDsl.status;
 /**
  * Every request the simulations make, defined once, each named as Gatling's report and
  * statistics show it. Each asserts its status: a 404 for a seeded id is a failure like
- * any other.
+ * any other. A 503 at capacity is a failure too, and the users behave as clients that
+ * respect it: a reader leaves, a registration is sent again after {@code Retry-After}.
  */
 final class Endpoints {
 
@@ -52,9 +54,15 @@ final class Endpoints {
 	private Endpoints() {
 	}
 
+	/**
+	 * What the service's refusal at capacity says in its problem's detail (a 503 for
+	 * another reason, such as a database that cannot answer, says something else).
+	 */
+	static final String AT_CAPACITY = "at capacity";
+
 	/** A seeded user's profile; needs {@code id} in the session. */
 	static ChainBuilder getUser() {
-		return exec(http(GET_USER).get("/user/#{id}").check(status().is(200)));
+		return read(GET_USER, http(GET_USER).get("/user/#{id}").check(status().is(200)));
 	}
 
 	/**
@@ -62,15 +70,46 @@ final class Endpoints {
 	 * registration's token as {@code tokens} says; needs {@code id} in the session.
 	 */
 	static ChainBuilder getUser(TokenCarrier tokens) {
-		return exec(tokens.carry(http(GET_USER).get("/user/#{id}")).check(status().is(200)));
+		return read(GET_USER, tokens.carry(http(GET_USER).get("/user/#{id}")).check(status().is(200)));
 	}
 
 	/** A prefix search; needs {@code first_name} and {@code last_name} in the session. */
 	static ChainBuilder search() {
-		return exec(http(SEARCH).get("/user/search")
-			.queryParam("first_name", "#{first_name}")
-			.queryParam("last_name", "#{last_name}")
-			.check(status().is(200)));
+		return read(SEARCH,
+				http(SEARCH).get("/user/search")
+					.queryParam("first_name", "#{first_name}")
+					.queryParam("last_name", "#{last_name}")
+					.check(status().is(200)));
+	}
+
+	/**
+	 * A read as a client that respects a refusal sends it: when the service answers 503
+	 * at capacity, the user sends nothing more (the {@code Retry-After} it was given is
+	 * longer than what is left of its visit). The refusal is a failed request in
+	 * Gatling's statistics, and counted and timed apart in the summary
+	 * ({@link ClientFigures#shed}).
+	 */
+	private static ChainBuilder read(String name, HttpRequestActionBuilder request) {
+		return exec(timeRefusals(request)).exec((session) -> {
+			boolean refused = refusedAtCapacity(session);
+			if (refused) {
+				ClientFigures.shed(name, session.getInt("refused_ms"));
+			}
+			return session.remove("at_capacity").remove("refused_ms").set("left", refused);
+		}).exitHereIf((session) -> session.getBoolean("left"));
+	}
+
+	/**
+	 * Adds the checks that tell a refusal at capacity (503 whose problem says so) and
+	 * time it; they run on 503 answers only.
+	 */
+	private static HttpRequestActionBuilder timeRefusals(HttpRequestActionBuilder request) {
+		return request.checkIf((response, session) -> response.status().code() == 503)
+			.then(substring(AT_CAPACITY).count().saveAs("at_capacity"), responseTimeInMillis().saveAs("refused_ms"));
+	}
+
+	private static boolean refusedAtCapacity(Session session) {
+		return session.contains("at_capacity") && session.getInt("at_capacity") > 0;
 	}
 
 	/**
@@ -90,7 +129,7 @@ final class Endpoints {
 			.doWhile(Endpoints::retryRegistration)
 			.on(doIf((session) -> session.getInt("register_attempts") > 0).then(pause(Endpoints::retryAfter)),
 					exec((session) -> session.remove("register_status").remove("retry_after")),
-					exec(http(REGISTER).post("/user/register")
+					exec(timeRefusals(http(REGISTER).post("/user/register")
 						// Quoted: a Structured Field string, as the draft writes it.
 						.header("Idempotency-Key", "\"#{idempotency_key}\"")
 						.body(StringBody("{\"first_name\":\"#{first_name}\",\"second_name\":\"#{second_name}\","
@@ -102,8 +141,15 @@ final class Endpoints {
 								status().is(200),
 								// Every write answers its token in both.
 								header(TokenCarrier.HEADER_NAME).saveAs(TokenCarrier.ATTRIBUTE),
-								headerRegex("Set-Cookie", TokenCarrier.COOKIE_NAME + "=[0-9a-f]{16}").exists())),
-					exec((session) -> session.set("register_attempts", session.getInt("register_attempts") + 1)))
+								headerRegex("Set-Cookie", TokenCarrier.COOKIE_NAME + "=[0-9a-f]{16}").exists()))),
+					exec((session) -> {
+						if (refusedAtCapacity(session)) {
+							ClientFigures.shed(REGISTER, session.getInt("refused_ms"));
+						}
+						return session.remove("at_capacity")
+							.remove("refused_ms")
+							.set("register_attempts", session.getInt("register_attempts") + 1);
+					}))
 			.exec((session) -> {
 				ClientFigures.registration(session.getInt("register_attempts"), session.contains("user_id"));
 				return session.remove("register_status").remove("retry_after").remove("register_attempts");
@@ -115,7 +161,7 @@ final class Endpoints {
 	 * {@code user_id} in the session. A 404 is a read-your-writes miss.
 	 */
 	static ChainBuilder ownProfile(TokenCarrier tokens) {
-		return exec(tokens.carry(http(OWN_PROFILE).get("/user/#{user_id}"))
+		return read(OWN_PROFILE, tokens.carry(http(OWN_PROFILE).get("/user/#{user_id}"))
 			.check(status().saveAs("status"), status().is(200))).exec((session) -> {
 				ClientFigures.ownProfile(session.contains("status") && session.getInt("status") == 404);
 				return session.remove("status");
@@ -131,8 +177,8 @@ final class Endpoints {
 		HttpRequestActionBuilder search = tokens.carry(http(OWN_SEARCH).get("/user/search")
 			.queryParam("first_name", "#{first_name}")
 			.queryParam("last_name", "#{second_name}"));
-		return exec(search.check(status().saveAs("status"), substring("#{user_id}").count().saveAs("own_hits"),
-				status().is(200), substring("#{user_id}").exists()))
+		return read(OWN_SEARCH, search.check(status().saveAs("status"),
+				substring("#{user_id}").count().saveAs("own_hits"), status().is(200), substring("#{user_id}").exists()))
 			.exec((session) -> {
 				ClientFigures
 					.ownSearch(session.contains("status") && session.getInt("status") == 200 && !ownHit(session));

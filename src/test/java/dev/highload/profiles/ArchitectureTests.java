@@ -24,8 +24,8 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
  * auth, seed); underneath, cross-cutting HTTP concerns (web), which node serves a read
  * (routing) and, under routing, the database plumbing (database: pools, the write path,
  * what a failure means), none of them depending on a feature, and routing and database on
- * nothing of HTTP. The embedded cluster is development tooling in src/test, outside the
- * production code.
+ * nothing of HTTP. Admission control stands beside web, in front of everything. The
+ * embedded cluster is development tooling in src/test, outside the production code.
  */
 class ArchitectureTests {
 
@@ -46,6 +46,18 @@ class ArchitectureTests {
 			.dependOnClassesThat()
 			.resideInAnyPackage("..profiles.user..", "..profiles.auth..", "..profiles.seed..", "..profiles.routing..",
 					"..profiles.database..", "..profiles.failure..")
+			.check(MAIN);
+	}
+
+	@Test
+	void admissionControlKnowsNoFeatureAndNoDatabase() {
+		// It decides before anything works for a request, from the request alone.
+		noClasses().that()
+			.resideInAPackage("..profiles.admission..")
+			.should()
+			.dependOnClassesThat()
+			.resideInAnyPackage("..profiles.user..", "..profiles.auth..", "..profiles.seed..", "..profiles.routing..",
+					"..profiles.database..", "..profiles.failure..", "java.sql..", "javax.sql..")
 			.check(MAIN);
 	}
 

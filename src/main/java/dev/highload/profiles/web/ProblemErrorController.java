@@ -34,7 +34,7 @@ class ProblemErrorController implements ErrorController {
 		if (uri != null) {
 			problem.setInstance(URI.create(uri.toString()));
 		}
-		if (request.getAttribute(RequestBodyLimitFilter.DETAIL_ATTRIBUTE) instanceof String detail) {
+		if (request.getAttribute(Problems.DETAIL_ATTRIBUTE) instanceof String detail) {
 			problem.setDetail(detail);
 		}
 		problem.setProperty("request_id", RequestIdFilter.of(request));

@@ -13,6 +13,12 @@ import org.springframework.http.ProblemDetail;
  */
 public final class Problems {
 
+	/**
+	 * A request attribute: the {@code detail} of the problem that answers the
+	 * {@code sendError} of a filter, which no controller advice sees.
+	 */
+	public static final String DETAIL_ATTRIBUTE = Problems.class.getName() + ".detail";
+
 	private Problems() {
 	}
 

@@ -22,11 +22,8 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * (chunked), as soon as reading it passes the limit.
  */
 @Component
-@Order(Ordered.HIGHEST_PRECEDENCE + 2)
+@Order(Ordered.HIGHEST_PRECEDENCE + 3)
 class RequestBodyLimitFilter extends OncePerRequestFilter {
-
-	/** The detail ProblemErrorController puts in the 413 problem. */
-	static final String DETAIL_ATTRIBUTE = RequestBodyLimitFilter.class.getName() + ".detail";
 
 	private final long limit;
 
@@ -50,7 +47,7 @@ class RequestBodyLimitFilter extends OncePerRequestFilter {
 	}
 
 	private void reject(HttpServletRequest request, HttpServletResponse response) throws IOException {
-		request.setAttribute(DETAIL_ATTRIBUTE, "The request body is larger than " + this.limit + " bytes");
+		request.setAttribute(Problems.DETAIL_ATTRIBUTE, "The request body is larger than " + this.limit + " bytes");
 		// The unread body is not worth reading: the connection closes after the answer.
 		response.setHeader("Connection", "close");
 		response.sendError(HttpStatus.CONTENT_TOO_LARGE.value());

@@ -35,7 +35,7 @@ class ProblemErrorControllerTests {
 	void theBodyLimitsDetailIsKept() {
 		MockHttpServletRequest request = new MockHttpServletRequest("GET", "/error");
 		request.setAttribute(RequestDispatcher.ERROR_STATUS_CODE, 413);
-		request.setAttribute(RequestBodyLimitFilter.DETAIL_ATTRIBUTE, "The request body is larger than 8 bytes");
+		request.setAttribute(Problems.DETAIL_ATTRIBUTE, "The request body is larger than 8 bytes");
 		ResponseEntity<ProblemDetail> answer = this.controller.error(request);
 		assertThat(answer.getStatusCode().value()).isEqualTo(413);
 		assertThat(answer.getBody().getDetail()).isEqualTo("The request body is larger than 8 bytes");

@@ -27,7 +27,7 @@ class RequestBodyLimitFilterTests {
 		});
 		assertThat(response.getStatus()).isEqualTo(413);
 		assertThat(response.getHeader("Connection")).isEqualTo("close");
-		assertThat(request.getAttribute(RequestBodyLimitFilter.DETAIL_ATTRIBUTE))
+		assertThat(request.getAttribute(Problems.DETAIL_ATTRIBUTE))
 			.isEqualTo("The request body is larger than 8 bytes");
 	}
 

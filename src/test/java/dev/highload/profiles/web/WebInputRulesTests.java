@@ -136,7 +136,7 @@ class WebInputRulesTests {
 			.content("{\"text\":\"" + "a".repeat(300) + "\"}")
 			.exchange();
 		assertThat(result).hasStatus(413).hasHeader("Connection", "close");
-		assertThat(result.getRequest().getAttribute(RequestBodyLimitFilter.DETAIL_ATTRIBUTE))
+		assertThat(result.getRequest().getAttribute(Problems.DETAIL_ATTRIBUTE))
 			.isEqualTo("The request body is larger than 256 bytes");
 	}
 

@@ -1,0 +1,216 @@
+package dev.highload.profiles.admission;
+
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+import com.netflix.concurrency.limits.Limiter;
+import com.netflix.concurrency.limits.limit.Gradient2Limit;
+import com.netflix.concurrency.limits.limit.WindowedLimit;
+import com.netflix.concurrency.limits.limiter.AbstractLimiter;
+import com.netflix.concurrency.limits.limiter.AbstractPartitionedLimiter;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.servlet.http.HttpServletRequest;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.stereotype.Component;
+
+/**
+ * The limit on API requests running at once, and the decision for each request: run it
+ * now, or refuse it. The limit is Netflix concurrency-limits' Gradient2 over windows of
+ * {@code app.admission.window}: it comes down when the reads of the last window took
+ * longer than their long-run average times the tolerance, and goes up while the running
+ * requests fill at least half of it and their latency holds.
+ * <p>
+ * Two partitions share the limit. Past it, a request is refused only when its own
+ * partition has used up its share, so a flood of reads cannot take the room kept for
+ * registrations and logins ({@code app.admission.write-share}), and reads are the ones
+ * refused first. Only the reads teach the limit: a write's Argon2 hash takes tens of
+ * milliseconds by design and would read as congestion; writes have their own bound, the
+ * hashing queue. A read answered 503 (the database could not serve it in time) counts as
+ * dropped.
+ * <p>
+ * Meters: those of {@link LimiterMeters}, {@code admission.running} (requests admitted
+ * and not finished) and {@code admission.shed} (refused requests, by partition).
+ */
+@Component
+public class AdmissionControl {
+
+	/**
+	 * The name of the limiter in its meters ({@code id} tag of {@code admission.call}).
+	 */
+	static final String NAME = "api";
+
+	/** Who gets a share of the limit. */
+	enum Partition {
+
+		/** Registrations and logins: every POST. */
+		WRITES,
+		/** Everything else. */
+		READS;
+
+		final String tag = name().toLowerCase(Locale.ROOT);
+
+		static Partition of(HttpServletRequest request) {
+			return "POST".equals(request.getMethod()) ? WRITES : READS;
+		}
+
+	}
+
+	/** One admitted request, to be reported back when it ends. */
+	public interface Admission {
+
+		/**
+		 * @param status the answer's HTTP status
+		 */
+		void finished(int status);
+
+		/** The request ended by an exception: its time says nothing of the load. */
+		void abandoned();
+
+	}
+
+	private static final Admission UNLIMITED = new Admission() {
+
+		@Override
+		public void finished(int status) {
+		}
+
+		@Override
+		public void abandoned() {
+		}
+
+	};
+
+	private final AdmissionProperties properties;
+
+	private final AbstractLimiter<HttpServletRequest> limiter;
+
+	private final Map<Partition, Counter> shed = new EnumMap<>(Partition.class);
+
+	@Autowired
+	AdmissionControl(AdmissionProperties properties, ObjectProvider<MeterRegistry> registry) {
+		this(properties, registry.getIfAvailable());
+	}
+
+	AdmissionControl(AdmissionProperties properties, MeterRegistry registry) {
+		this(properties, registry, System::nanoTime);
+	}
+
+	/**
+	 * @param nanoClock what times the requests, {@code System::nanoTime} but in tests
+	 */
+	AdmissionControl(AdmissionProperties properties, MeterRegistry registry, LongSupplier nanoClock) {
+		this.properties = properties;
+		this.limiter = limiter(properties, new LimiterMeters(registry), nanoClock);
+		for (Partition partition : Partition.values()) {
+			this.shed.put(partition,
+					(registry != null) ? Counter.builder(LimiterMeters.PREFIX + "shed")
+						.description("API requests refused with 503 at the admission limit")
+						.tag("partition", partition.tag)
+						.register(registry) : null);
+		}
+		if (registry != null) {
+			Gauge.builder(LimiterMeters.PREFIX + "running", this.limiter, AbstractLimiter::getInflight)
+				.description("API requests admitted and not yet answered")
+				.register(registry);
+		}
+	}
+
+	private static AbstractLimiter<HttpServletRequest> limiter(AdmissionProperties properties, LimiterMeters meters,
+			LongSupplier nanoClock) {
+		Gradient2Limit gradient = Gradient2Limit.newBuilder()
+			.initialLimit(properties.initialLimit())
+			.minLimit(properties.minLimit())
+			.maxConcurrency(properties.maxLimit())
+			.rttTolerance(properties.rttTolerance())
+			.build();
+		long window = properties.window().toNanos();
+		WindowedLimit limit = WindowedLimit.newBuilder()
+			.minWindowTime(window, TimeUnit.NANOSECONDS)
+			.maxWindowTime(window, TimeUnit.NANOSECONDS)
+			.build(gradient);
+		Limiter<HttpServletRequest> built = new PartitionedBuilder().named(NAME)
+			.limit(limit)
+			.nanoClock(nanoClock)
+			.metricRegistry(meters)
+			.partitionResolver((request) -> Partition.of(request).tag)
+			.partition(Partition.WRITES.tag, properties.writeShare())
+			.partition(Partition.READS.tag, 1 - properties.writeShare())
+			.build();
+		return (AbstractLimiter<HttpServletRequest>) built;
+	}
+
+	/**
+	 * @param request an API request about to run
+	 * @return its admission, or empty when it is over the limit and must be refused
+	 */
+	public Optional<Admission> admit(HttpServletRequest request) {
+		if (!this.properties.enabled()) {
+			return Optional.of(UNLIMITED);
+		}
+		Partition partition = Partition.of(request);
+		Optional<Limiter.Listener> listener = this.limiter.acquire(request);
+		if (listener.isEmpty()) {
+			Counter counter = this.shed.get(partition);
+			if (counter != null) {
+				counter.increment();
+			}
+			return Optional.empty();
+		}
+		return Optional.of(new Running(listener.get(), partition));
+	}
+
+	/** Whole seconds for the refusal's {@code Retry-After}. */
+	public long retryAfterSeconds() {
+		return this.properties.retryAfter().toSeconds();
+	}
+
+	int limit() {
+		return this.limiter.getLimit();
+	}
+
+	int running() {
+		return this.limiter.getInflight();
+	}
+
+	private record Running(Limiter.Listener listener, Partition partition) implements Admission {
+
+		@Override
+		public void finished(int status) {
+			if (this.partition == Partition.WRITES) {
+				this.listener.onIgnore();
+			}
+			else if (status == 503) {
+				this.listener.onDropped();
+			}
+			else {
+				this.listener.onSuccess();
+			}
+		}
+
+		@Override
+		public void abandoned() {
+			this.listener.onIgnore();
+		}
+
+	}
+
+	/** The library's partitioned limiter, for requests. */
+	private static final class PartitionedBuilder
+			extends AbstractPartitionedLimiter.Builder<PartitionedBuilder, HttpServletRequest> {
+
+		@Override
+		protected PartitionedBuilder self() {
+			return this;
+		}
+
+	}
+
+}

@@ -1,0 +1,69 @@
+package dev.highload.profiles.admission;
+
+import java.io.IOException;
+import java.util.Optional;
+
+import dev.highload.profiles.web.Problems;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+
+import org.springframework.http.HttpHeaders;
+
+/**
+ * Every API request passes {@link AdmissionControl} before anything else works for it
+ * (only the request id and the request's timer come first,
+ * {@link AdmissionConfiguration}). One over the limit is answered at once: 503 with
+ * {@code Retry-After} and a problem body, the connection closed after it (a client told
+ * to come back later holds no descriptor and no thread meanwhile), its body unread.
+ * <p>
+ * Netflix's concurrency-limits ships such a filter in concurrency-limits-servlet-jakarta,
+ * but that module has never been published to Maven Central (only the javax
+ * concurrency-limits-servlet, last at 0.4.1); this one wraps the published core.
+ */
+class AdmissionFilter implements Filter {
+
+	static final String DETAIL = "The service is at capacity; retry after the time in Retry-After";
+
+	private final AdmissionControl control;
+
+	AdmissionFilter(AdmissionControl control) {
+		this.control = control;
+	}
+
+	@Override
+	public void doFilter(ServletRequest servletRequest, ServletResponse servletResponse, FilterChain chain)
+			throws IOException, ServletException {
+		if (!(servletRequest instanceof HttpServletRequest request)
+				|| !(servletResponse instanceof HttpServletResponse response)) {
+			chain.doFilter(servletRequest, servletResponse);
+			return;
+		}
+		Optional<AdmissionControl.Admission> admitted = this.control.admit(request);
+		if (admitted.isEmpty()) {
+			refuse(request, response);
+			return;
+		}
+		AdmissionControl.Admission admission = admitted.get();
+		try {
+			chain.doFilter(request, response);
+		}
+		catch (IOException | ServletException | RuntimeException | Error ex) {
+			admission.abandoned();
+			throw ex;
+		}
+		admission.finished(response.getStatus());
+	}
+
+	private void refuse(HttpServletRequest request, HttpServletResponse response) throws IOException {
+		request.setAttribute(Problems.DETAIL_ATTRIBUTE, DETAIL);
+		response.setHeader(HttpHeaders.RETRY_AFTER, Long.toString(this.control.retryAfterSeconds()));
+		response.setHeader(HttpHeaders.CONNECTION, "close");
+		response.sendError(HttpServletResponse.SC_SERVICE_UNAVAILABLE);
+	}
+
+}

@@ -1,0 +1,53 @@
+package dev.highload.profiles.admission;
+
+import java.time.Duration;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * Admission control of the API ({@code app.admission.*}): a limit on the requests that
+ * run at once, which the Gradient2 algorithm of Netflix's concurrency-limits moves with
+ * the reads' latency, and a share of it kept for writes. A request over the limit is
+ * answered 503 with {@code Retry-After} before it touches the database.
+ *
+ * @param enabled off: every request runs, however many are running already
+ * @param initialLimit the limit at start
+ * @param minLimit the limit never goes below this
+ * @param maxLimit nor above this; more requests than Tomcat has threads cannot run at
+ * once anyway (server.tomcat.threads.max, 200 by default)
+ * @param rttTolerance how much longer than their long-run average the reads may take
+ * before the limit comes down (Gradient2's tolerance, at least 1)
+ * @param window the time over which the reads' latency is averaged before each change of
+ * the limit
+ * @param writeShare the share of the limit that registrations and logins keep when reads
+ * fill the rest: past the limit a read is refused while writes still have room in theirs
+ * @param retryAfter what the 503 tells the client to wait, in whole seconds
+ */
+@ConfigurationProperties("app.admission")
+public record AdmissionProperties(@DefaultValue("true") boolean enabled, @DefaultValue("20") int initialLimit,
+		@DefaultValue("8") int minLimit, @DefaultValue("200") int maxLimit, @DefaultValue("1.5") double rttTolerance,
+		@DefaultValue("1s") Duration window, @DefaultValue("0.25") double writeShare,
+		@DefaultValue("1s") Duration retryAfter) {
+
+	public AdmissionProperties {
+		if (minLimit < 1 || initialLimit < minLimit || maxLimit < initialLimit) {
+			throw new IllegalArgumentException(
+					"app.admission limits must satisfy 1 <= min-limit <= initial-limit <= max-limit");
+		}
+		if (rttTolerance < 1) {
+			throw new IllegalArgumentException("app.admission.rtt-tolerance must be at least 1");
+		}
+		if (window.toMillis() < 10) {
+			throw new IllegalArgumentException("app.admission.window must be at least 10ms");
+		}
+		if (writeShare <= 0 || writeShare >= 1) {
+			throw new IllegalArgumentException("app.admission.write-share must be between 0 and 1, both excluded");
+		}
+		if (retryAfter.toSeconds() < 1 || retryAfter.toMillis() % 1000 != 0) {
+			throw new IllegalArgumentException(
+					"app.admission.retry-after must be a whole number of seconds, at least 1");
+		}
+	}
+
+}

@@ -1,0 +1,138 @@
+package dev.highload.profiles.admission;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.mock.web.MockHttpServletRequest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+class AdmissionControlTests {
+
+	private final MeterRegistry registry = new SimpleMeterRegistry();
+
+	private final AtomicLong now = new AtomicLong();
+
+	@Test
+	void pastTheLimitReadsAreRefusedWhileWritesKeepTheirShare() {
+		AdmissionControl control = new AdmissionControl(fixedLimit(4), this.registry, this.now::get);
+		List<AdmissionControl.Admission> reads = new ArrayList<>();
+		for (int i = 0; i < 4; i++) {
+			reads.add(control.admit(get()).orElseThrow());
+		}
+		assertThat(control.admit(get())).isEmpty();
+		// A quarter of 4: one write may run while reads fill the limit, not two.
+		AdmissionControl.Admission write = control.admit(post()).orElseThrow();
+		assertThat(control.admit(post())).isEmpty();
+		assertThat(control.running()).isEqualTo(5);
+
+		// Below the limit again, any request runs.
+		write.finished(200);
+		reads.get(0).finished(200);
+		reads.get(1).finished(200);
+		assertThat(control.admit(get())).isPresent();
+		assertThat(shed("reads")).isEqualTo(1);
+		assertThat(shed("writes")).isEqualTo(1);
+		assertThat(this.registry.get("admission.limit").gauge().value()).isEqualTo(4);
+		assertThat(this.registry.get("admission.running").gauge().value()).isEqualTo(3);
+	}
+
+	@Test
+	void theLimitComesDownWhenReadsSlowDownAndIgnoresSlowWrites() {
+		AdmissionControl control = new AdmissionControl(properties(true, 20, 4, 200), this.registry, this.now::get);
+		for (int window = 0; window < 20; window++) {
+			reads(control, 15, Duration.ofMillis(1));
+		}
+		int settled = control.limit();
+		assertThat(settled).isGreaterThanOrEqualTo(20);
+
+		// Registrations take 50 ms (their hash) in every window: the limit does not move.
+		for (int window = 0; window < 10; window++) {
+			writes(control, 15, Duration.ofMillis(50));
+			reads(control, 15, Duration.ofMillis(1));
+		}
+		assertThat(control.limit()).isGreaterThanOrEqualTo(settled);
+
+		// Overload: more reads arrive than the limit admits, and they take five times as
+		// long. The limit falls towards the minimum, and the excess is refused.
+		for (int window = 0; window < 20; window++) {
+			reads(control, 100, Duration.ofMillis(5));
+		}
+		assertThat(control.limit()).isLessThan(settled / 2);
+	}
+
+	@Test
+	void offAdmitsEverything() {
+		AdmissionControl control = new AdmissionControl(properties(false, 1, 1, 1), this.registry, this.now::get);
+		for (int i = 0; i < 100; i++) {
+			assertThat(control.admit(get())).isPresent();
+		}
+		assertThat(shed("reads")).isZero();
+	}
+
+	@Test
+	void settingsThatCannotWorkAreRefusedAtStart() {
+		assertThatIllegalArgumentException().isThrownBy(() -> properties(true, 10, 20, 200));
+		assertThatIllegalArgumentException().isThrownBy(() -> properties(true, 300, 4, 200));
+		assertThatIllegalArgumentException().isThrownBy(() -> new AdmissionProperties(true, 20, 4, 200, 0.9,
+				Duration.ofSeconds(1), 0.25, Duration.ofSeconds(1)));
+		assertThatIllegalArgumentException().isThrownBy(() -> new AdmissionProperties(true, 20, 4, 200, 1.5,
+				Duration.ofSeconds(1), 1.0, Duration.ofSeconds(1)));
+		assertThatIllegalArgumentException().isThrownBy(() -> new AdmissionProperties(true, 20, 4, 200, 1.5,
+				Duration.ofSeconds(1), 0.25, Duration.ofMillis(1500)));
+	}
+
+	/**
+	 * One window of the limit (1 s): {@code count} requests start together and end after
+	 * {@code time}; the clock then moves on to the next window.
+	 */
+	private void reads(AdmissionControl control, int count, Duration time) {
+		window(control, count, time, false);
+	}
+
+	private void writes(AdmissionControl control, int count, Duration time) {
+		window(control, count, time, true);
+	}
+
+	private void window(AdmissionControl control, int count, Duration time, boolean writes) {
+		List<AdmissionControl.Admission> running = new ArrayList<>();
+		for (int i = 0; i < count; i++) {
+			Optional<AdmissionControl.Admission> admitted = control.admit(writes ? post() : get());
+			admitted.ifPresent(running::add);
+		}
+		this.now.addAndGet(time.toNanos());
+		running.forEach((admission) -> admission.finished(200));
+		this.now.addAndGet(TimeUnit.MILLISECONDS.toNanos(1100));
+	}
+
+	private double shed(String partition) {
+		return this.registry.get("admission.shed").tag("partition", partition).counter().count();
+	}
+
+	private static AdmissionProperties fixedLimit(int limit) {
+		return properties(true, limit, limit, limit);
+	}
+
+	private static AdmissionProperties properties(boolean enabled, int initial, int min, int max) {
+		return new AdmissionProperties(enabled, initial, min, max, 1.5, Duration.ofSeconds(1), 0.25,
+				Duration.ofSeconds(1));
+	}
+
+	private static MockHttpServletRequest get() {
+		return new MockHttpServletRequest("GET", "/user/search");
+	}
+
+	private static MockHttpServletRequest post() {
+		return new MockHttpServletRequest("POST", "/user/register");
+	}
+
+}

@@ -1,0 +1,67 @@
+package dev.highload.profiles.admission;
+
+import java.time.Duration;
+
+import dev.highload.profiles.web.Problems;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletResponse;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.mock.web.MockFilterChain;
+import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.mock.web.MockHttpServletResponse;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+class AdmissionFilterTests {
+
+	private final AdmissionControl control = new AdmissionControl(
+			new AdmissionProperties(true, 1, 1, 1, 1.5, Duration.ofSeconds(1), 0.25, Duration.ofSeconds(2)),
+			new SimpleMeterRegistry());
+
+	private final AdmissionFilter filter = new AdmissionFilter(this.control);
+
+	@Test
+	void aRequestOverTheLimitIsRefusedAtOnceAndTheConnectionClosed() throws Exception {
+		this.control.admit(new MockHttpServletRequest("GET", "/user/search")).orElseThrow();
+		MockHttpServletRequest request = new MockHttpServletRequest("GET", "/user/search");
+		MockHttpServletResponse response = new MockHttpServletResponse();
+		MockFilterChain chain = new MockFilterChain();
+
+		this.filter.doFilter(request, response, chain);
+
+		assertThat(chain.getRequest()).as("the chain ran").isNull();
+		assertThat(response.getStatus()).isEqualTo(503);
+		assertThat(response.getHeader("Retry-After")).isEqualTo("2");
+		assertThat(response.getHeader("Connection")).isEqualTo("close");
+		assertThat(request.getAttribute(Problems.DETAIL_ATTRIBUTE)).isEqualTo(AdmissionFilter.DETAIL);
+	}
+
+	@Test
+	void anAdmittedRequestRunsAndGivesItsPlaceBackWhenItEnds() throws Exception {
+		MockFilterChain chain = new MockFilterChain();
+		this.filter.doFilter(new MockHttpServletRequest("GET", "/user/search"), new MockHttpServletResponse(), chain);
+
+		assertThat(chain.getRequest()).isNotNull();
+		assertThat(this.control.running()).isZero();
+	}
+
+	@Test
+	void aRequestThatThrowsGivesItsPlaceBackToo() {
+		MockFilterChain chain = new MockFilterChain(new jakarta.servlet.http.HttpServlet() {
+
+			@Override
+			protected void service(jakarta.servlet.http.HttpServletRequest request, HttpServletResponse response)
+					throws ServletException {
+				throw new ServletException("boom");
+			}
+
+		});
+		assertThatExceptionOfType(ServletException.class).isThrownBy(() -> this.filter
+			.doFilter(new MockHttpServletRequest("GET", "/user/search"), new MockHttpServletResponse(), chain));
+		assertThat(this.control.running()).isZero();
+	}
+
+}
