@@ -23,16 +23,20 @@ import sys
 import time
 from pathlib import Path
 
-from common import ROOT, Compose, calibrate, commit, fail, log, median, need, run_gatling, service, service_java, wrk
+from common import (ROOT, Compose, calibrate, commit, fail, figures, gatling_statistics, log, median, need, run_gatling,
+                    service, service_java, warm_up)
 
 DEFAULT_PROFILES = ["GetUserSimulation:250000", "GetUserSimulation:500000",
                     "GetUserSimulation:250000:primary-only:--app.db.read-from-replicas=false",
                     "SearchUserSimulation:25000", "RegisterUserSimulation:6000",
                     "MixedSimulation:250000", "MixedSimulation:500000"]
 COLUMNS = ["run", "started_utc", "commit", "java", "calibration_tps", "requests", "failed", "failed_percent",
+           "shed", "other_failed", "shed_p99_ms", "ok_rps",
            "p50_ms", "p95_ms", "p99_ms", "gatling_p99_ms", "max_ms", "machine_pct", "steal_pct", "service_pct",
            "replicas_pct", "gatling_pct", "machine_us", "service_us", "replicas_us", "gatling_us", "assertions_passed"]
 MEDIAN_ROWS = [("calibration_tps", "calibration: pgbench point select, TPS"), ("failed", "failed requests"),
+               ("shed", "of which shed: 503 at capacity"), ("other_failed", "other failed requests"),
+               ("shed_p99_ms", "p99 of shed requests, ms"), ("ok_rps", "successful requests per second"),
                ("p95_ms", "p95 of successful requests, ms"),
                ("p99_ms", "p99 of successful requests, ms"), ("gatling_p99_ms", "p99 of all requests, ms (Gatling's assertion)"),
                ("max_ms", "max of successful requests, ms"),
@@ -41,81 +45,6 @@ MEDIAN_ROWS = [("calibration_tps", "calibration: pgbench point select, TPS"), ("
                ("gatling_pct", "Gatling JVM, avg %"), ("machine_us", "machine, CPU µs per request"),
                ("service_us", "service, CPU µs per request"), ("replicas_us", "replicas, CPU µs per request"),
                ("gatling_us", "Gatling, CPU µs per request")]
-# The simulation's CPU series; on the compose deployment the service's is its container's, "app".
-SERIES = "machine|steal|service|app|primary|replica1|replica2|gatling"
-
-
-def warm_up(record, limit, ids_file=None):
-    """JIT warm-up, not measured: 20 s wrk rounds until, after at least 60 s, one is within 5 % of the
-    one before (a drop is no plateau: a fresh JVM dips while C2 recompiles). On a slow machine the
-    JIT needed about 3 minutes, and throughput rose from 1,800 to 6,700 req/s meanwhile."""
-    previous, elapsed, lines = 0, 0, []
-    while elapsed < limit:
-        rps = round(wrk("http://127.0.0.1:8080", 20, env={"IDS_FILE": str(ids_file)} if ids_file else None)["rps"])
-        elapsed += 20
-        lines.append(f"warm-up {elapsed}s: {rps} req/s")
-        log(lines[-1])
-        if elapsed >= 60 and previous and 0.95 * previous <= rps <= 1.05 * previous:
-            lines.append(f"warm-up: plateau after {elapsed}s")
-            break
-        previous = rps
-    else:
-        lines.append(f"warm-up: no plateau within {elapsed}s, measuring anyway")
-    record.write_text("\n".join(lines) + "\n")
-
-
-def gatling_statistics(gatling_log):
-    """Gatling's own global statistics, as it prints them at the end of a run: its "Global
-    Information" block, whose rows have a Total, an OK and a KO column."""
-    lines = Path(gatling_log).read_text().splitlines()
-    start = max((i for i, line in enumerate(lines) if line.startswith("---- Global Information")), default=None)
-    if start is None:
-        fail(f"no global statistics in {gatling_log}")
-    block = [lines[start]]
-    for line in lines[start + 1:]:
-        if not line.startswith(">"):
-            break
-        block.append(line)
-    return "\n".join(block) + "\n"
-
-
-def figures(run_dir):
-    """One runs.csv row from Gatling's statistics (requests, failed, latency of the successful
-    requests), the simulation's CPU summary (CPU seconds per series, divided here by Gatling's
-    request count) and Gatling's assertion lines: nothing the run did not measure, except sums over
-    both replicas."""
-    row = {}
-    # Gatling prints "-" for a column without requests.
-    number = lambda text: None if text == "-" else float(text.replace(",", ""))
-    for line in (run_dir / "gatling-statistics.txt").read_text().splitlines():
-        if m := re.match(r"^> (.+?)\s+\|\s*([\d,.-]+)\s*\|\s*([\d,.-]+)\s*\|\s*([\d,.-]+)\s*$", line):
-            name, total, ok, ko = m.groups()
-            if name == "request count":
-                row["requests"], row["failed"] = int(number(total) or 0), int(number(ko) or 0)
-            for key, label in (("p50_ms", "50th"), ("p95_ms", "95th"), ("p99_ms", "99th")):
-                if name.startswith(f"response time {label} percentile"):
-                    row[key] = number(ok)
-            if name.startswith("max response time"):
-                row["max_ms"] = number(ok)
-    if not row.get("requests"):
-        fail(f"no request count in Gatling's statistics of {run_dir}")
-    row["failed_percent"] = round(100 * row["failed"] / row["requests"], 3)
-    averages, seconds = {}, {}
-    for line in next(run_dir.glob("*-summary.txt")).read_text().splitlines():
-        if m := re.match(rf"^({SERIES})\s+.*?\s([\d.]+|-)\s+([\d.]+|-)\s+([\d.]+|-)\s*$", line):
-            averages[m.group(1)] = None if m.group(2) == "-" else float(m.group(2))
-            seconds[m.group(1)] = None if m.group(4) == "-" else float(m.group(4))
-    per_request = {k: None if v is None else round(v * 1e6 / row["requests"], 1) for k, v in seconds.items()}
-    for figures_of in (averages, per_request):
-        if "app" in figures_of:
-            figures_of["service"] = figures_of.pop("app")
-    both = lambda d: None if None in (d.get("replica1"), d.get("replica2")) else round(d["replica1"] + d["replica2"], 1)
-    row.update({f"{k}_pct": averages.get(k) for k in ("machine", "steal", "service", "gatling")},
-               replicas_pct=both(averages), replicas_us=both(per_request),
-               **{f"{k}_us": per_request.get(k) for k in ("machine", "service", "gatling")})
-    m = re.search(r"99th percentile.*?\(actual : ([\d.]+)\)", (run_dir / "assertions.txt").read_text())
-    row["gatling_p99_ms"] = float(m.group(1)) if m else None
-    return row
 
 
 def fmt(value):

@@ -62,7 +62,15 @@ final class Endpoints {
 
 	/** A seeded user's profile; needs {@code id} in the session. */
 	static ChainBuilder getUser() {
-		return read(GET_USER, http(GET_USER).get("/user/#{id}").check(status().is(200)));
+		return getUser(GET_USER);
+	}
+
+	/**
+	 * The same, its requests named {@code name} in the statistics (a phase of a run that
+	 * wants its own figures).
+	 */
+	static ChainBuilder getUser(String name) {
+		return read(name, http(name).get("/user/#{id}").check(status().is(200)));
 	}
 
 	/**

@@ -8,7 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 import com.netflix.concurrency.limits.Limiter;
-import com.netflix.concurrency.limits.limit.Gradient2Limit;
+import com.netflix.concurrency.limits.limit.VegasLimit;
 import com.netflix.concurrency.limits.limit.WindowedLimit;
 import com.netflix.concurrency.limits.limiter.AbstractLimiter;
 import com.netflix.concurrency.limits.limiter.AbstractPartitionedLimiter;
@@ -23,10 +23,14 @@ import org.springframework.stereotype.Component;
 
 /**
  * The limit on API requests running at once, and the decision for each request: run it
- * now, or refuse it. The limit is Netflix concurrency-limits' Gradient2 over windows of
- * {@code app.admission.window}: it comes down when the reads of the last window took
- * longer than their long-run average times the tolerance, and goes up while the running
- * requests fill at least half of it and their latency holds.
+ * now, or refuse it. The limit is Netflix concurrency-limits' Vegas algorithm (after TCP
+ * Vegas) over windows of {@code app.admission.window}. It takes the fastest window's
+ * average read time as the time of a read that waits for nothing, and estimates the
+ * requests that queue as {@code limit x (1 - fastest / this window's)}: the limit grows
+ * while fewer than {@code queue-low} queue, falls by one each window while more than
+ * {@code queue-high} do, and stays between. It moves only while the running requests fill
+ * at least half of it. Every so often the library forgets the fastest time and learns it
+ * again, so that a slower machine or data set does not look like queueing for ever.
  * <p>
  * Two partitions share the limit. Past it, a request is refused only when its own
  * partition has used up its share, so a flood of reads cannot take the room kept for
@@ -125,17 +129,18 @@ public class AdmissionControl {
 
 	private static AbstractLimiter<HttpServletRequest> limiter(AdmissionProperties properties, LimiterMeters meters,
 			LongSupplier nanoClock) {
-		Gradient2Limit gradient = Gradient2Limit.newBuilder()
+		VegasLimit vegas = VegasLimit.newBuilder()
 			.initialLimit(properties.initialLimit())
-			.minLimit(properties.minLimit())
 			.maxConcurrency(properties.maxLimit())
-			.rttTolerance(properties.rttTolerance())
+			.alphaFunction((limit) -> properties.queueLow())
+			.betaFunction((limit) -> properties.queueHigh())
+			.thresholdFunction((limit) -> 0)
 			.build();
 		long window = properties.window().toNanos();
 		WindowedLimit limit = WindowedLimit.newBuilder()
 			.minWindowTime(window, TimeUnit.NANOSECONDS)
 			.maxWindowTime(window, TimeUnit.NANOSECONDS)
-			.build(gradient);
+			.build(vegas);
 		Limiter<HttpServletRequest> built = new PartitionedBuilder().named(NAME)
 			.limit(limit)
 			.nanoClock(nanoClock)

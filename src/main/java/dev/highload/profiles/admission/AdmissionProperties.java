@@ -26,17 +26,16 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  */
 @ConfigurationProperties("app.admission")
 public record AdmissionProperties(@DefaultValue("true") boolean enabled, @DefaultValue("20") int initialLimit,
-		@DefaultValue("8") int minLimit, @DefaultValue("200") int maxLimit, @DefaultValue("1.5") double rttTolerance,
-		@DefaultValue("1s") Duration window, @DefaultValue("0.25") double writeShare,
+		@DefaultValue("200") int maxLimit, @DefaultValue("2") int queueLow, @DefaultValue("4") int queueHigh,
+		@DefaultValue("250ms") Duration window, @DefaultValue("0.25") double writeShare,
 		@DefaultValue("1s") Duration retryAfter) {
 
 	public AdmissionProperties {
-		if (minLimit < 1 || initialLimit < minLimit || maxLimit < initialLimit) {
-			throw new IllegalArgumentException(
-					"app.admission limits must satisfy 1 <= min-limit <= initial-limit <= max-limit");
+		if (initialLimit < 1 || maxLimit < initialLimit) {
+			throw new IllegalArgumentException("app.admission limits must satisfy 1 <= initial-limit <= max-limit");
 		}
-		if (rttTolerance < 1) {
-			throw new IllegalArgumentException("app.admission.rtt-tolerance must be at least 1");
+		if (queueLow < 1 || queueHigh < queueLow) {
+			throw new IllegalArgumentException("app.admission queues must satisfy 1 <= queue-low <= queue-high");
 		}
 		if (window.toMillis() < 10) {
 			throw new IllegalArgumentException("app.admission.window must be at least 10ms");
