@@ -1,0 +1,67 @@
+package dev.highload.profiles.admission;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import dev.highload.profiles.ApiClient;
+import dev.highload.profiles.IntegrationTest;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.TestPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The refusal at capacity as a client sees it from the real server: with a limit of one
+ * request at a time, a burst of concurrent searches gets some answers and, for the rest,
+ * a 503 problem with Retry-After on a connection that closes.
+ */
+@IntegrationTest
+@TestPropertySource(
+		properties = { "app.admission.enabled=true", "app.admission.initial-limit=1", "app.admission.max-limit=1" })
+class AdmissionIntegrationTests {
+
+	private static final int CLIENTS = 40;
+
+	@LocalServerPort
+	int port;
+
+	@Test
+	void pastTheLimitRequestsAreRefusedAtOnceWithRetryAfter() throws Exception {
+		ApiClient api = new ApiClient(this.port);
+		List<ApiClient.Response> answers = new ArrayList<>();
+		ExecutorService clients = Executors.newFixedThreadPool(CLIENTS);
+		try {
+			CountDownLatch start = new CountDownLatch(1);
+			List<Future<ApiClient.Response>> pending = new ArrayList<>();
+			for (int i = 0; i < CLIENTS; i++) {
+				pending.add(clients.submit(() -> {
+					start.await();
+					return api.get("/user/search?first_name=a&last_name=b");
+				}));
+			}
+			start.countDown();
+			for (Future<ApiClient.Response> answer : pending) {
+				answers.add(answer.get());
+			}
+		}
+		finally {
+			clients.shutdownNow();
+		}
+		assertThat(answers).extracting(ApiClient.Response::status).containsOnly(200, 503).contains(200, 503);
+		for (ApiClient.Response refused : answers.stream().filter((a) -> a.status() == 503).toList()) {
+			assertThat(refused.headers().firstValue("Retry-After")).hasValue("1");
+			assertThat(refused.headers().firstValue("Connection")).hasValue("close");
+			assertThat(refused.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+			assertThat(refused.json().get("detail").asString()).isEqualTo(AdmissionFilter.DETAIL);
+			assertThat(refused.json().get("request_id").asString())
+				.isEqualTo(refused.headers().firstValue("X-Request-Id").orElseThrow());
+		}
+	}
+
+}
