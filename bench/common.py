@@ -200,9 +200,13 @@ class Compose:
 
     def calibrate(self):
         """calibrate() on the compose nodes, through the host's bridge as the service reaches them."""
-        password = (self.work / "secrets/app-db-migration-password").read_text().strip()
         return calibrate(f"{self.PREFIX}.11", (f"{self.PREFIX}.12", f"{self.PREFIX}.13"), port=5432,
-                         env={"PGPASSWORD": password})
+                         env=self.owner_env())
+
+    def owner_env(self):
+        """libpq's variables for the schema owner on the compose primary."""
+        password = (self.work / "secrets/app-db-migration-password").read_text().strip()
+        return {"PGHOST": f"{self.PREFIX}.11", "PGPASSWORD": password}
 
 
 def run_gatling(simulation, options, output=None, java_home=None):
@@ -252,10 +256,11 @@ def pg_env(**extra):
     return {**defaults, **os.environ, **extra}
 
 
-def psql(port, *args, stdin=None):
-    """psql without ~/.psqlrc, stopping at the first error, unaligned; its output."""
+def psql(port, *args, stdin=None, env=None):
+    """psql without ~/.psqlrc, stopping at the first error, unaligned; its output. env: more PG* variables."""
     out = subprocess.run(["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-p", str(port), *args], input=stdin,
-                         capture_output=True, text=True, env=pg_env(PGOPTIONS="-c client_min_messages=warning"))
+                         capture_output=True, text=True,
+                         env=pg_env(PGOPTIONS="-c client_min_messages=warning", **(env or {})))
     if out.returncode:
         fail(f"psql on port {port}: {out.stderr.strip()}")
     return out.stdout.strip()

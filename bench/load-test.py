@@ -23,20 +23,22 @@ import sys
 import time
 from pathlib import Path
 
-from common import (ROOT, Compose, calibrate, commit, fail, figures, gatling_statistics, log, median, need, run_gatling,
-                    service, service_java, warm_up)
+from common import (ROOT, Compose, calibrate, commit, fail, figures, gatling_statistics, log, median, need, psql,
+                    run_gatling, service, service_java, warm_up)
 
 DEFAULT_PROFILES = ["GetUserSimulation:250000", "GetUserSimulation:500000",
                     "GetUserSimulation:250000:primary-only:--app.db.read-from-replicas=false",
                     "SearchUserSimulation:25000", "RegisterUserSimulation:6000",
                     "MixedSimulation:250000", "MixedSimulation:500000"]
 COLUMNS = ["run", "started_utc", "commit", "java", "calibration_tps", "requests", "failed", "failed_percent",
-           "shed", "other_failed", "shed_p99_ms", "ok_rps",
+           "shed", "other_failed", "shed_p99_ms", "ok_rps", "registered", "given_up", "registered_rows",
            "p50_ms", "p95_ms", "p99_ms", "gatling_p99_ms", "max_ms", "machine_pct", "steal_pct", "service_pct",
            "replicas_pct", "gatling_pct", "machine_us", "service_us", "replicas_us", "gatling_us", "assertions_passed"]
 MEDIAN_ROWS = [("calibration_tps", "calibration: pgbench point select, TPS"), ("failed", "failed requests"),
                ("shed", "of which shed: 503 at capacity"), ("other_failed", "other failed requests"),
                ("shed_p99_ms", "p99 of shed requests, ms"), ("ok_rps", "successful requests per second"),
+               ("registered", "registrations acknowledged"), ("given_up", "registrations given up"),
+               ("registered_rows", "rows of the run's registrations in the database"),
                ("p95_ms", "p95 of successful requests, ms"),
                ("p99_ms", "p99 of successful requests, ms"), ("gatling_p99_ms", "p99 of all requests, ms (Gatling's assertion)"),
                ("max_ms", "max of successful requests, ms"),
@@ -45,6 +47,19 @@ MEDIAN_ROWS = [("calibration_tps", "calibration: pgbench point select, TPS"), ("
                ("gatling_pct", "Gatling JVM, avg %"), ("machine_us", "machine, CPU µs per request"),
                ("service_us", "service, CPU µs per request"), ("replicas_us", "replicas, CPU µs per request"),
                ("gatling_us", "Gatling, CPU µs per request")]
+
+
+def registration_rows(gatling_log, compose):
+    """Exactly once: the registrations Gatling saw acknowledged and gave up, from the simulation's
+    summary, beside the rows on the primary whose last name carries the run's tag. Acknowledged =
+    rows and 0 given up: none lost, none twice. Empty when the simulation registered nobody."""
+    m = re.search(r"^registrations: (\d+) registered, \d+ retries .*?, (\d+) given up; last names carry '([a-z]+)'",
+                  Path(gatling_log).read_text(), re.M)
+    if not m:
+        return {}
+    query = f"SELECT count(*) FROM users WHERE second_name LIKE '%{m.group(3)}%'"
+    rows = psql(5432, "-c", query, env=compose.owner_env()) if compose else psql(15432, "-c", query)
+    return {"registered": int(m.group(1)), "given_up": int(m.group(2)), "registered_rows": int(rows)}
 
 
 def fmt(value):
@@ -133,6 +148,7 @@ def run_profiles(args, compose):
                     status, run = run_gatling(simulation, [f"-Dusers={users}", *ids, *shlex.split(args.gatling_opts)],
                                               gatling_log, args.gatling_java_home)
                 java = service_java()
+                registrations = registration_rows(Path(f"{logs}-gatling.log"), compose)
             if run is None:
                 fail(f"Gatling left no run directory (log {logs}-gatling.log)")
             failed |= status != 0
@@ -145,7 +161,7 @@ def run_profiles(args, compose):
             (run_out / "assertions.txt").write_text("\n".join(assertions) + "\n")
             print((run_out / "gatling-statistics.txt").read_text() + (next(run_out.glob("*-summary.txt"))).read_text()
                   + "\n".join(assertions))
-            rows.append(dict(figures(run_out), run=n, started_utc=started, commit=commit(), java=java,
+            rows.append(dict(figures(run_out), **registrations, run=n, started_utc=started, commit=commit(), java=java,
                              calibration_tps=calibration, assertions_passed="yes" if status == 0 else "no"))
             log(f"(exit {status}) copied to {run_out}; Gatling report in {run}")
         with (out / "runs.csv").open("w", newline="") as f:

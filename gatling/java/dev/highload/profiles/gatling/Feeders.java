@@ -34,6 +34,11 @@ final class Feeders {
 	private Feeders() {
 	}
 
+	/** The letters in every last name this run registers; the summary names them. */
+	static String runTag() {
+		return RUN;
+	}
+
 	/** A random seeded user's id per call, from the seeding command's ids file. */
 	static Iterator<Map<String, Object>> existingUserIds(Path idsFile) {
 		String[] ids = readColumn(idsFile, "id");
