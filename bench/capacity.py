@@ -4,8 +4,8 @@
 bench/load-test.py starts it), the compose deployment (--compose), or a server already listening
 (--base-url, e.g. a control of bench/controls). After a calibration and a warm-up, the simulation
 (GetUserSimulation: each user does 10 GETs) runs at each rate of --rates in turn, users arriving at
-that constant rate for --window seconds, no ramp; the service stays up between steps, as it would
-in production. It stops after two steps in a row that did not hold. A refusal at capacity (503) is a
+that rate for --window seconds after a --ramp (as the simulations' own runs start: Gatling's JVM is
+cold in each step); the service stays up between steps, as it would in production. It stops after two steps in a row that did not hold. A refusal at capacity (503) is a
 failed request here: a rate at which the service sheds is past its capacity.
 
 Writes steps.csv (one row per step, the figures of bench/load-test.py) and capacity.md to
@@ -27,9 +27,11 @@ COLUMNS = ["step", "started_utc", "users_per_s", "offered_rps", "requests", "fai
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rates", default="200,300,400,500,600,700,800,900,1000",
+    parser.add_argument("--rates", default="100,150,200,250,300,350,400,450,500",
                         help="users arriving per second at each step, ascending [%(default)s]")
     parser.add_argument("--window", type=int, default=60, help="seconds per step [%(default)s]")
+    parser.add_argument("--ramp", type=int, default=10,
+                        help="seconds of rising rate at the start of each step: Gatling's own JVM starts cold in each [%(default)s]")
     parser.add_argument("--p99", type=float, default=10, help="the p99 a held step stays within, ms [%(default)s]")
     parser.add_argument("--simulation", default="GetUserSimulation", help="[%(default)s]")
     parser.add_argument("--requests-per-user", type=int, default=10, help="of the simulation [%(default)s]")
@@ -83,7 +85,8 @@ def steps(args, rates, out, compose):
             step_out.mkdir()
             with open(gatling_log, "w") as output:
                 _, run = run_gatling(args.simulation, [
-                    f"-Dusers={rate * args.window}", f"-Dwindow={args.window}", "-Dramp=0", f"-DbaseUrl={base_url}",
+                    f"-Dusers={round(rate * (args.window - args.ramp / 2))}", f"-Dwindow={args.window}", f"-Dramp={args.ramp}",
+                    f"-DbaseUrl={base_url}",
                     "-DmaxFailed=100", "-Dp99=60000", *ids], output)
             if run is None:
                 fail(f"Gatling left no run directory (log {gatling_log})")
@@ -108,7 +111,8 @@ def steps(args, rates, out, compose):
     capacity = max((r["offered_rps"] for r in held), default=None)
     lines = [f"# Capacity of {base_url}{' (compose)' if compose else ''}", "",
              f"Commit {commit()}; service on Java {java or 'n/a (a server already listening)'}; calibration "
-             f"{calibration} TPS (pgbench point select); {args.simulation}, {args.window} s per step, "
+             f"{calibration} TPS (pgbench point select); {args.simulation}, {args.window} s per step "
+             f"(the first {args.ramp} s rising to the rate), "
              f"held = 0 failed and p99 of successful requests <= {args.p99:g} ms.", "",
              "| step | users/s | offered req/s | successful req/s | failed | of which shed | p99 ms | max ms | "
              "machine % | service % | Gatling % | service µs/request | held |",

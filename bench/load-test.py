@@ -77,7 +77,7 @@ def medians(runs, name):
            "| figure | median | min–max | " + " | ".join(f"run {r['run']}" for r in runs) + " |",
            "|---|---|---|" + "---|" * len(runs)]
     for key, heading in MEDIAN_ROWS:
-        values = [r[key] for r in runs]
+        values = [r.get(key) for r in runs]
         if present := [v for v in values if v is not None]:
             out.append(f"| {heading} | **{fmt(median(present))}** | {fmt(min(present))}–{fmt(max(present))} | "
                        + " | ".join(fmt(v) for v in values) + " |")

@@ -99,7 +99,8 @@ final class ClientFigures {
 		if (registered.get() + gaveUp.get() == 0) {
 			return s.toString();
 		}
-		// bench/load-test.py counts the rows whose last name carries the tag against "registered".
+		// bench/load-test.py counts the rows whose last name carries the tag against
+		// "registered".
 		s.append(String.format(
 				"registrations: %d registered, %d retries with the same Idempotency-Key, %d given up; last names carry '%s'%n",
 				registered.get(), retries.get(), gaveUp.get(), Feeders.runTag()));

@@ -12,6 +12,7 @@ import com.netflix.concurrency.limits.limit.VegasLimit;
 import com.netflix.concurrency.limits.limit.WindowedLimit;
 import com.netflix.concurrency.limits.limiter.AbstractLimiter;
 import com.netflix.concurrency.limits.limiter.AbstractPartitionedLimiter;
+import com.netflix.concurrency.limits.limiter.LifoBlockingLimiter;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -31,6 +32,11 @@ import org.springframework.stereotype.Component;
  * {@code queue-high} do, and stays between. It moves only while the running requests fill
  * at least half of it. Every so often the library forgets the fastest time and learns it
  * again, so that a slower machine or data set does not look like queueing for ever.
+ * <p>
+ * A request over the limit may wait {@code app.admission.max-wait} (2 ms) for a place,
+ * the newest first (the library's LIFO blocking limiter), so that a short burst above a
+ * small limit is served rather than refused while the service has room; at most
+ * {@code waiting-max} wait, and one that finds no place in time is refused.
  * <p>
  * Two partitions share the limit. Past it, a request is refused only when its own
  * partition has used up its share, so a flood of reads cannot take the room kept for
@@ -94,7 +100,11 @@ public class AdmissionControl {
 
 	private final AdmissionProperties properties;
 
+	/** The limit and its partitions. */
 	private final AbstractLimiter<HttpServletRequest> limiter;
+
+	/** The same, with the short wait for a place in front of it. */
+	private final Limiter<HttpServletRequest> waiting;
 
 	private final Map<Partition, Counter> shed = new EnumMap<>(Partition.class);
 
@@ -113,6 +123,11 @@ public class AdmissionControl {
 	AdmissionControl(AdmissionProperties properties, MeterRegistry registry, LongSupplier nanoClock) {
 		this.properties = properties;
 		this.limiter = limiter(properties, new LimiterMeters(registry), nanoClock);
+		this.waiting = (properties.maxWait().isZero() || properties.waitingMax() == 0) ? this.limiter
+				: LifoBlockingLimiter.newBuilder(this.limiter)
+					.backlogSize(properties.waitingMax())
+					.backlogTimeoutMillis(properties.maxWait().toMillis())
+					.build();
 		for (Partition partition : Partition.values()) {
 			this.shed.put(partition,
 					(registry != null) ? Counter.builder(LimiterMeters.PREFIX + "shed")
@@ -154,14 +169,15 @@ public class AdmissionControl {
 
 	/**
 	 * @param request an API request about to run
-	 * @return its admission, or empty when it is over the limit and must be refused
+	 * @return its admission, or empty when it is over the limit and must be refused; the
+	 * call may wait up to {@code app.admission.max-wait} for a place
 	 */
 	public Optional<Admission> admit(HttpServletRequest request) {
 		if (!this.properties.enabled()) {
 			return Optional.of(UNLIMITED);
 		}
 		Partition partition = Partition.of(request);
-		Optional<Limiter.Listener> listener = this.limiter.acquire(request);
+		Optional<Limiter.Listener> listener = this.waiting.acquire(request);
 		if (listener.isEmpty()) {
 			Counter counter = this.shed.get(partition);
 			if (counter != null) {

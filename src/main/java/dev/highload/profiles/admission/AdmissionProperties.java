@@ -20,6 +20,12 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * before the limit comes down (Gradient2's tolerance, at least 1)
  * @param window the time over which the reads' latency is averaged before each change of
  * the limit
+ * @param maxWait how long a request over the limit may wait for a place before it is
+ * refused: a burst of a few requests more than the limit waits a moment instead of being
+ * refused while the service has room; 0 refuses at once
+ * @param waitingMax how many requests may wait so at most; past that a request over the
+ * limit is refused at once. The newest waiting request gets the next free place (the
+ * oldest is the likeliest to have been given up by its client)
  * @param writeShare the share of the limit that registrations and logins keep when reads
  * fill the rest: past the limit a read is refused while writes still have room in theirs
  * @param retryAfter what the 503 tells the client to wait, in whole seconds
@@ -27,7 +33,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 @ConfigurationProperties("app.admission")
 public record AdmissionProperties(@DefaultValue("true") boolean enabled, @DefaultValue("20") int initialLimit,
 		@DefaultValue("200") int maxLimit, @DefaultValue("2") int queueLow, @DefaultValue("4") int queueHigh,
-		@DefaultValue("250ms") Duration window, @DefaultValue("0.25") double writeShare,
+		@DefaultValue("250ms") Duration window, @DefaultValue("2ms") Duration maxWait,
+		@DefaultValue("64") int waitingMax, @DefaultValue("0.25") double writeShare,
 		@DefaultValue("1s") Duration retryAfter) {
 
 	public AdmissionProperties {
@@ -36,6 +43,10 @@ public record AdmissionProperties(@DefaultValue("true") boolean enabled, @Defaul
 		}
 		if (queueLow < 1 || queueHigh < queueLow) {
 			throw new IllegalArgumentException("app.admission queues must satisfy 1 <= queue-low <= queue-high");
+		}
+		if (maxWait.isNegative() || maxWait.toNanos() % 1_000_000 != 0 || waitingMax < 0) {
+			throw new IllegalArgumentException(
+					"app.admission.max-wait must be whole milliseconds, 0 or more, and waiting-max 0 or more");
 		}
 		if (window.toMillis() < 10) {
 			throw new IllegalArgumentException("app.admission.window must be at least 10ms");

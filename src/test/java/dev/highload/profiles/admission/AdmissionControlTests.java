@@ -73,6 +73,37 @@ class AdmissionControlTests {
 	}
 
 	@Test
+	void aRequestOverTheLimitWaitsBrieflyForAPlace() throws Exception {
+		AdmissionControl control = new AdmissionControl(new AdmissionProperties(true, 1, 1, 2, 4, Duration.ofSeconds(1),
+				Duration.ofMillis(2000), 8, 0.25, Duration.ofSeconds(1)), this.registry);
+		AdmissionControl.Admission first = control.admit(get()).orElseThrow();
+		Thread finisher = new Thread(() -> {
+			sleep(50);
+			first.finished(200);
+		});
+		finisher.start();
+		assertThat(control.admit(get())).as("admitted once the first one finished").isPresent();
+		finisher.join();
+		assertThat(shed("reads")).isZero();
+
+		AdmissionControl quick = new AdmissionControl(new AdmissionProperties(true, 1, 1, 2, 4, Duration.ofSeconds(1),
+				Duration.ofMillis(20), 8, 0.25, Duration.ofSeconds(1)), new SimpleMeterRegistry());
+		quick.admit(get()).orElseThrow();
+		long start = System.nanoTime();
+		assertThat(quick.admit(get())).as("no place within 20 ms").isEmpty();
+		assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(20));
+	}
+
+	private static void sleep(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	@Test
 	void offAdmitsEverything() {
 		AdmissionControl control = new AdmissionControl(properties(false, 1, 1), this.registry, this.now::get);
 		for (int i = 0; i < 100; i++) {
@@ -85,12 +116,12 @@ class AdmissionControlTests {
 	void settingsThatCannotWorkAreRefusedAtStart() {
 		assertThatIllegalArgumentException().isThrownBy(() -> properties(true, 0, 200));
 		assertThatIllegalArgumentException().isThrownBy(() -> properties(true, 300, 200));
-		assertThatIllegalArgumentException().isThrownBy(
-				() -> new AdmissionProperties(true, 20, 200, 4, 2, Duration.ofSeconds(1), 0.25, Duration.ofSeconds(1)));
-		assertThatIllegalArgumentException().isThrownBy(
-				() -> new AdmissionProperties(true, 20, 200, 2, 4, Duration.ofSeconds(1), 1.0, Duration.ofSeconds(1)));
+		assertThatIllegalArgumentException().isThrownBy(() -> new AdmissionProperties(true, 20, 200, 4, 2,
+				Duration.ofSeconds(1), Duration.ZERO, 0, 0.25, Duration.ofSeconds(1)));
 		assertThatIllegalArgumentException().isThrownBy(() -> new AdmissionProperties(true, 20, 200, 2, 4,
-				Duration.ofSeconds(1), 0.25, Duration.ofMillis(1500)));
+				Duration.ofSeconds(1), Duration.ZERO, 0, 1.0, Duration.ofSeconds(1)));
+		assertThatIllegalArgumentException().isThrownBy(() -> new AdmissionProperties(true, 20, 200, 2, 4,
+				Duration.ofSeconds(1), Duration.ZERO, 0, 0.25, Duration.ofMillis(1500)));
 	}
 
 	/**
@@ -126,7 +157,8 @@ class AdmissionControlTests {
 	}
 
 	private static AdmissionProperties properties(boolean enabled, int initial, int max) {
-		return new AdmissionProperties(enabled, initial, max, 2, 4, Duration.ofSeconds(1), 0.25, Duration.ofSeconds(1));
+		return new AdmissionProperties(enabled, initial, max, 2, 4, Duration.ofSeconds(1), Duration.ZERO, 0, 0.25,
+				Duration.ofSeconds(1));
 	}
 
 	private static MockHttpServletRequest get() {
