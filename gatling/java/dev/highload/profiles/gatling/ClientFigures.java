@@ -132,8 +132,13 @@ final class ClientFigures {
 		if (total == 0) {
 			return String.format("shed: 0 requests answered 503 at capacity%n");
 		}
+		StringBuilder requests = new StringBuilder();
+		byRequest.forEach((request, count) -> requests.append((requests.length() > 0) ? "; " : "")
+			.append(request)
+			.append(": ")
+			.append(count));
 		return String.format("shed: %d requests answered 503 at capacity, p99 %d ms (%s)%n", total,
-				percentile(all, total, 0.99), byRequest.toString().replaceAll("[{}]", ""));
+				percentile(all, total, 0.99), requests);
 	}
 
 	/** The smallest time that {@code share} of the refusals did not exceed. */
