@@ -5,6 +5,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.DoubleSupplier;
 import java.util.function.LongSupplier;
 
 import com.netflix.concurrency.limits.Limiter;
@@ -33,6 +34,13 @@ import org.springframework.stereotype.Component;
  * at least half of it. Every so often the library forgets the fastest time and learns it
  * again, so that a slower machine or data set does not look like queueing for ever.
  * <p>
+ * The limit also falls, as though reads were timing out, while the machine's processors
+ * are busier than {@code app.admission.cpu-high} (90 % of all cores, read once a window).
+ * On a saturated machine a request waits for a core before Tomcat hands it to this class,
+ * in the kernel and in the thread pool, and no latency measured here shows that wait; the
+ * processors' load does. It is the whole machine's, because the service's database nodes,
+ * and its clients in a load test, share the cores with it.
+ * <p>
  * A request over the limit may wait {@code app.admission.max-wait} (2 ms) for a place,
  * the newest first (the library's LIFO blocking limiter), so that a short burst above a
  * small limit is served rather than refused while the service has room; at most
@@ -43,8 +51,8 @@ import org.springframework.stereotype.Component;
  * registrations and logins ({@code app.admission.write-share}), and reads are the ones
  * refused first. Only the reads teach the limit: a write's Argon2 hash takes tens of
  * milliseconds by design and would read as congestion; writes have their own bound, the
- * hashing queue. A read answered 503 (the database could not serve it in time) counts as
- * dropped.
+ * hashing queue. A read answered 503 (the database could not serve it in time), or
+ * finished while the processors are saturated, counts as dropped.
  * <p>
  * Meters: those of {@link LimiterMeters}, {@code admission.running} (requests admitted
  * and not finished) and {@code admission.shed} (refused requests, by partition).
@@ -108,20 +116,26 @@ public class AdmissionControl {
 
 	private final Map<Partition, Counter> shed = new EnumMap<>(Partition.class);
 
+	private final CpuLoad cpu;
+
 	@Autowired
 	AdmissionControl(AdmissionProperties properties, ObjectProvider<MeterRegistry> registry) {
 		this(properties, registry.getIfAvailable());
 	}
 
 	AdmissionControl(AdmissionProperties properties, MeterRegistry registry) {
-		this(properties, registry, System::nanoTime);
+		this(properties, registry, System::nanoTime, CpuLoad.machine());
 	}
 
 	/**
 	 * @param nanoClock what times the requests, {@code System::nanoTime} but in tests
+	 * @param cpuShare the share of the machine's processors busy since the previous call
+	 * ({@link CpuLoad#machine()} but in tests)
 	 */
-	AdmissionControl(AdmissionProperties properties, MeterRegistry registry, LongSupplier nanoClock) {
+	AdmissionControl(AdmissionProperties properties, MeterRegistry registry, LongSupplier nanoClock,
+			DoubleSupplier cpuShare) {
 		this.properties = properties;
+		this.cpu = new CpuLoad(cpuShare, nanoClock, properties.window().toNanos(), properties.cpuHigh());
 		this.limiter = limiter(properties, new LimiterMeters(registry), nanoClock);
 		this.waiting = (properties.maxWait().isZero() || properties.waitingMax() == 0) ? this.limiter
 				: LifoBlockingLimiter.newBuilder(this.limiter)
@@ -185,7 +199,7 @@ public class AdmissionControl {
 			}
 			return Optional.empty();
 		}
-		return Optional.of(new Running(listener.get(), partition));
+		return Optional.of(new Running(listener.get(), partition, this.cpu));
 	}
 
 	/** Whole seconds for the refusal's {@code Retry-After}. */
@@ -201,14 +215,14 @@ public class AdmissionControl {
 		return this.limiter.getInflight();
 	}
 
-	private record Running(Limiter.Listener listener, Partition partition) implements Admission {
+	private record Running(Limiter.Listener listener, Partition partition, CpuLoad cpu) implements Admission {
 
 		@Override
 		public void finished(int status) {
 			if (this.partition == Partition.WRITES) {
 				this.listener.onIgnore();
 			}
-			else if (status == 503) {
+			else if (status == 503 || this.cpu.saturated()) {
 				this.listener.onDropped();
 			}
 			else {

@@ -7,17 +7,16 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
  * Admission control of the API ({@code app.admission.*}): a limit on the requests that
- * run at once, which the Gradient2 algorithm of Netflix's concurrency-limits moves with
- * the reads' latency, and a share of it kept for writes. A request over the limit is
- * answered 503 with {@code Retry-After} before it touches the database.
+ * run at once, which the Vegas algorithm of Netflix's concurrency-limits moves with the
+ * reads' latency and the machine's CPU, and a share of it kept for writes. A request over
+ * the limit is answered 503 with {@code Retry-After} before it touches the database.
  *
  * @param enabled off: every request runs, however many are running already
  * @param initialLimit the limit at start
- * @param minLimit the limit never goes below this
- * @param maxLimit nor above this; more requests than Tomcat has threads cannot run at
- * once anyway (server.tomcat.threads.max, 200 by default)
- * @param rttTolerance how much longer than their long-run average the reads may take
- * before the limit comes down (Gradient2's tolerance, at least 1)
+ * @param maxLimit the limit never goes above this; more requests than Tomcat has threads
+ * cannot run at once anyway (server.tomcat.threads.max, 200 by default)
+ * @param queueLow the limit grows while fewer reads than this queue, by Vegas' estimate
+ * @param queueHigh and falls while more than this do
  * @param window the time over which the reads' latency is averaged before each change of
  * the limit
  * @param maxWait how long a request over the limit may wait for a place before it is
@@ -29,13 +28,16 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param writeShare the share of the limit that registrations and logins keep when reads
  * fill the rest: past the limit a read is refused while writes still have room in theirs
  * @param retryAfter what the 503 tells the client to wait, in whole seconds
+ * @param cpuHigh the share of the machine's processors busy (read once a window) from
+ * which the limit falls, whatever the reads' latency, as though reads were timing out;
+ * above 1 never
  */
 @ConfigurationProperties("app.admission")
 public record AdmissionProperties(@DefaultValue("true") boolean enabled, @DefaultValue("20") int initialLimit,
 		@DefaultValue("200") int maxLimit, @DefaultValue("2") int queueLow, @DefaultValue("4") int queueHigh,
 		@DefaultValue("250ms") Duration window, @DefaultValue("2ms") Duration maxWait,
 		@DefaultValue("64") int waitingMax, @DefaultValue("0.25") double writeShare,
-		@DefaultValue("1s") Duration retryAfter) {
+		@DefaultValue("1s") Duration retryAfter, @DefaultValue("0.9") double cpuHigh) {
 
 	public AdmissionProperties {
 		if (initialLimit < 1 || maxLimit < initialLimit) {
@@ -57,6 +59,9 @@ public record AdmissionProperties(@DefaultValue("true") boolean enabled, @Defaul
 		if (retryAfter.toSeconds() < 1 || retryAfter.toMillis() % 1000 != 0) {
 			throw new IllegalArgumentException(
 					"app.admission.retry-after must be a whole number of seconds, at least 1");
+		}
+		if (!(cpuHigh > 0)) {
+			throw new IllegalArgumentException("app.admission.cpu-high must be above 0 (above 1 turns it off)");
 		}
 	}
 

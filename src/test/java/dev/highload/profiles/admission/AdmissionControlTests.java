@@ -22,9 +22,16 @@ class AdmissionControlTests {
 
 	private final AtomicLong now = new AtomicLong();
 
+	/** The share of the machine's processors busy, as the tests set it. */
+	private volatile double cpu = 0.3;
+
+	private double cpu() {
+		return this.cpu;
+	}
+
 	@Test
 	void pastTheLimitReadsAreRefusedWhileWritesKeepTheirShare() {
-		AdmissionControl control = new AdmissionControl(fixedLimit(4), this.registry, this.now::get);
+		AdmissionControl control = new AdmissionControl(fixedLimit(4), this.registry, this.now::get, this::cpu);
 		List<AdmissionControl.Admission> reads = new ArrayList<>();
 		for (int i = 0; i < 4; i++) {
 			reads.add(control.admit(get()).orElseThrow());
@@ -48,7 +55,8 @@ class AdmissionControlTests {
 
 	@Test
 	void theLimitComesDownWhenReadsSlowDownAndIgnoresSlowWrites() {
-		AdmissionControl control = new AdmissionControl(properties(true, 20, 200), this.registry, this.now::get);
+		AdmissionControl control = new AdmissionControl(properties(true, 20, 200), this.registry, this.now::get,
+				this::cpu);
 		// Nothing queues: the limit grows while the running reads fill half of it (15 of
 		// 30).
 		for (int window = 0; window < 20; window++) {
@@ -73,9 +81,35 @@ class AdmissionControlTests {
 	}
 
 	@Test
+	void theLimitComesDownWhileTheProcessorsAreSaturatedWhateverTheLatency() {
+		AdmissionControl control = new AdmissionControl(properties(true, 20, 200), this.registry, this.now::get,
+				this::cpu);
+		for (int window = 0; window < 10; window++) {
+			reads(control, 15, Duration.ofMillis(1));
+		}
+		int settled = control.limit();
+
+		// The reads take as long as before, but every core is busy (the database's, the
+		// clients', other processes'): the limit falls window after window.
+		this.cpu = 0.95;
+		for (int window = 0; window < 20; window++) {
+			reads(control, 100, Duration.ofMillis(1));
+		}
+		int saturated = control.limit();
+		assertThat(saturated).isLessThan(settled / 2);
+
+		// Room again on the processors: it grows back.
+		this.cpu = 0.5;
+		for (int window = 0; window < 10; window++) {
+			reads(control, 100, Duration.ofMillis(1));
+		}
+		assertThat(control.limit()).isGreaterThan(saturated);
+	}
+
+	@Test
 	void aRequestOverTheLimitWaitsBrieflyForAPlace() throws Exception {
 		AdmissionControl control = new AdmissionControl(new AdmissionProperties(true, 1, 1, 2, 4, Duration.ofSeconds(1),
-				Duration.ofMillis(2000), 8, 0.25, Duration.ofSeconds(1)), this.registry);
+				Duration.ofMillis(2000), 8, 0.25, Duration.ofSeconds(1), 2.0), this.registry);
 		AdmissionControl.Admission first = control.admit(get()).orElseThrow();
 		Thread finisher = new Thread(() -> {
 			sleep(50);
@@ -87,7 +121,7 @@ class AdmissionControlTests {
 		assertThat(shed("reads")).isZero();
 
 		AdmissionControl quick = new AdmissionControl(new AdmissionProperties(true, 1, 1, 2, 4, Duration.ofSeconds(1),
-				Duration.ofMillis(20), 8, 0.25, Duration.ofSeconds(1)), new SimpleMeterRegistry());
+				Duration.ofMillis(20), 8, 0.25, Duration.ofSeconds(1), 2.0), new SimpleMeterRegistry());
 		quick.admit(get()).orElseThrow();
 		long start = System.nanoTime();
 		assertThat(quick.admit(get())).as("no place within 20 ms").isEmpty();
@@ -105,7 +139,8 @@ class AdmissionControlTests {
 
 	@Test
 	void offAdmitsEverything() {
-		AdmissionControl control = new AdmissionControl(properties(false, 1, 1), this.registry, this.now::get);
+		AdmissionControl control = new AdmissionControl(properties(false, 1, 1), this.registry, this.now::get,
+				this::cpu);
 		for (int i = 0; i < 100; i++) {
 			assertThat(control.admit(get())).isPresent();
 		}
@@ -117,11 +152,13 @@ class AdmissionControlTests {
 		assertThatIllegalArgumentException().isThrownBy(() -> properties(true, 0, 200));
 		assertThatIllegalArgumentException().isThrownBy(() -> properties(true, 300, 200));
 		assertThatIllegalArgumentException().isThrownBy(() -> new AdmissionProperties(true, 20, 200, 4, 2,
-				Duration.ofSeconds(1), Duration.ZERO, 0, 0.25, Duration.ofSeconds(1)));
+				Duration.ofSeconds(1), Duration.ZERO, 0, 0.25, Duration.ofSeconds(1), 0.9));
 		assertThatIllegalArgumentException().isThrownBy(() -> new AdmissionProperties(true, 20, 200, 2, 4,
-				Duration.ofSeconds(1), Duration.ZERO, 0, 1.0, Duration.ofSeconds(1)));
+				Duration.ofSeconds(1), Duration.ZERO, 0, 1.0, Duration.ofSeconds(1), 0.9));
 		assertThatIllegalArgumentException().isThrownBy(() -> new AdmissionProperties(true, 20, 200, 2, 4,
-				Duration.ofSeconds(1), Duration.ZERO, 0, 0.25, Duration.ofMillis(1500)));
+				Duration.ofSeconds(1), Duration.ZERO, 0, 0.25, Duration.ofMillis(1500), 0.9));
+		assertThatIllegalArgumentException().isThrownBy(() -> new AdmissionProperties(true, 20, 200, 2, 4,
+				Duration.ofSeconds(1), Duration.ZERO, 0, 0.25, Duration.ofSeconds(1), 0));
 	}
 
 	/**
@@ -158,7 +195,7 @@ class AdmissionControlTests {
 
 	private static AdmissionProperties properties(boolean enabled, int initial, int max) {
 		return new AdmissionProperties(enabled, initial, max, 2, 4, Duration.ofSeconds(1), Duration.ZERO, 0, 0.25,
-				Duration.ofSeconds(1));
+				Duration.ofSeconds(1), 0.9);
 	}
 
 	private static MockHttpServletRequest get() {
