@@ -5,8 +5,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.function.DoubleSupplier;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 import com.netflix.concurrency.limits.Limiter;
 import com.netflix.concurrency.limits.limit.VegasLimit;
@@ -35,11 +35,13 @@ import org.springframework.stereotype.Component;
  * again, so that a slower machine or data set does not look like queueing for ever.
  * <p>
  * The limit also falls, as though reads were timing out, while the machine's processors
- * are busier than {@code app.admission.cpu-high} (90 % of all cores, read once a window).
- * On a saturated machine a request waits for a core before Tomcat hands it to this class,
- * in the kernel and in the thread pool, and no latency measured here shows that wait; the
- * processors' load does. It is the whole machine's, because the service's database nodes,
- * and its clients in a load test, share the cores with it.
+ * are busier than {@code app.admission.cpu-high} (90 % of all cores, read once a window)
+ * and the service itself uses at least {@code cpu-service-share} of them (a quarter),
+ * down to {@code cpu-min-limit} (2). On a saturated machine a request waits for a core
+ * before Tomcat hands it to this class, in the kernel and in the thread pool, and no
+ * latency measured here shows that wait; the processors' load does. It is the whole
+ * machine's, because the service's database nodes, and its clients in a load test, share
+ * the cores with it.
  * <p>
  * A request over the limit may wait {@code app.admission.max-wait} (2 ms) for a place,
  * the newest first (the library's LIFO blocking limiter), so that a short burst above a
@@ -129,13 +131,14 @@ public class AdmissionControl {
 
 	/**
 	 * @param nanoClock what times the requests, {@code System::nanoTime} but in tests
-	 * @param cpuShare the share of the machine's processors busy since the previous call
-	 * ({@link CpuLoad#machine()} but in tests)
+	 * @param cpuShares the shares of the machine's processors busy since the previous
+	 * call, the machine's and the service's ({@link CpuLoad#machine()} but in tests)
 	 */
 	AdmissionControl(AdmissionProperties properties, MeterRegistry registry, LongSupplier nanoClock,
-			DoubleSupplier cpuShare) {
+			Supplier<CpuLoad.Shares> cpuShares) {
 		this.properties = properties;
-		this.cpu = new CpuLoad(cpuShare, nanoClock, properties.window().toNanos(), properties.cpuHigh());
+		this.cpu = new CpuLoad(cpuShares, nanoClock, properties.window().toNanos(), properties.cpuHigh(),
+				properties.cpuServiceShare());
 		this.limiter = limiter(properties, new LimiterMeters(registry), nanoClock);
 		this.waiting = (properties.maxWait().isZero() || properties.waitingMax() == 0) ? this.limiter
 				: LifoBlockingLimiter.newBuilder(this.limiter)
@@ -199,7 +202,7 @@ public class AdmissionControl {
 			}
 			return Optional.empty();
 		}
-		return Optional.of(new Running(listener.get(), partition, this.cpu));
+		return Optional.of(new Running(listener.get(), partition, this));
 	}
 
 	/** Whole seconds for the refusal's {@code Retry-After}. */
@@ -215,14 +218,23 @@ public class AdmissionControl {
 		return this.limiter.getInflight();
 	}
 
-	private record Running(Limiter.Listener listener, Partition partition, CpuLoad cpu) implements Admission {
+	/**
+	 * @return whether the processors are saturated and the limit is still above the
+	 * lowest their load may bring it to
+	 */
+	private boolean cpuSaturated() {
+		return this.limiter.getLimit() > this.properties.cpuMinLimit() && this.cpu.saturated();
+	}
+
+	private record Running(Limiter.Listener listener, Partition partition,
+			AdmissionControl control) implements Admission {
 
 		@Override
 		public void finished(int status) {
 			if (this.partition == Partition.WRITES) {
 				this.listener.onIgnore();
 			}
-			else if (status == 503 || this.cpu.saturated()) {
+			else if (status == 503 || this.control.cpuSaturated()) {
 				this.listener.onDropped();
 			}
 			else {

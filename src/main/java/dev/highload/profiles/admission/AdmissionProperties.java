@@ -31,13 +31,20 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param cpuHigh the share of the machine's processors busy (read once a window) from
  * which the limit falls, whatever the reads' latency, as though reads were timing out;
  * above 1 never
+ * @param cpuMinLimit the processors' load does not bring the limit below this, so that
+ * after a saturation the service recovers from more than one request at a time
+ * @param cpuServiceShare the processors' load lowers the limit only while the service's
+ * own process uses at least this share of all of them: when something else keeps them
+ * busy (another process, a load generator starting), refusing the service's requests
+ * would free nothing
  */
 @ConfigurationProperties("app.admission")
 public record AdmissionProperties(@DefaultValue("true") boolean enabled, @DefaultValue("20") int initialLimit,
 		@DefaultValue("200") int maxLimit, @DefaultValue("2") int queueLow, @DefaultValue("4") int queueHigh,
 		@DefaultValue("250ms") Duration window, @DefaultValue("2ms") Duration maxWait,
 		@DefaultValue("64") int waitingMax, @DefaultValue("0.25") double writeShare,
-		@DefaultValue("1s") Duration retryAfter, @DefaultValue("0.9") double cpuHigh) {
+		@DefaultValue("1s") Duration retryAfter, @DefaultValue("0.9") double cpuHigh,
+		@DefaultValue("2") int cpuMinLimit, @DefaultValue("0.25") double cpuServiceShare) {
 
 	public AdmissionProperties {
 		if (initialLimit < 1 || maxLimit < initialLimit) {
@@ -62,6 +69,12 @@ public record AdmissionProperties(@DefaultValue("true") boolean enabled, @Defaul
 		}
 		if (!(cpuHigh > 0)) {
 			throw new IllegalArgumentException("app.admission.cpu-high must be above 0 (above 1 turns it off)");
+		}
+		if (cpuMinLimit < 1 || cpuMinLimit > maxLimit) {
+			throw new IllegalArgumentException("app.admission.cpu-min-limit must be between 1 and max-limit");
+		}
+		if (cpuServiceShare < 0 || cpuServiceShare > 1) {
+			throw new IllegalArgumentException("app.admission.cpu-service-share must be between 0 and 1");
 		}
 	}
 

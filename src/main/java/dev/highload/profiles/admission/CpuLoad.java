@@ -3,20 +3,27 @@ package dev.highload.profiles.admission;
 import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.DoubleSupplier;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
- * Whether the machine's processors are all but saturated
- * ({@code app.admission.cpu-high}). Past that point every thread waits its turn for a
- * core, the service's as well as the database's and its clients', and that wait shows in
- * no time the service measures: a read waits before Tomcat hands it to the filter, not
- * inside it. The share is read at most once a window, by the request that finds the last
- * reading old.
+ * Whether the machine's processors are all but saturated ({@code app.admission.cpu-high})
+ * by a load the service takes part in ({@code cpu-service-share}). Past that point every
+ * thread waits its turn for a core, the service's as well as the database's and its
+ * clients', and that wait shows in no time the service measures: a read waits before
+ * Tomcat hands it to the filter, not inside it. When something else keeps the cores busy
+ * and the service uses little of them, refusing its requests would free nothing, and they
+ * do not count. The shares are read at most once a window, by the request that finds the
+ * last reading old.
  */
 final class CpuLoad {
 
-	private final DoubleSupplier share;
+	/** The shares of all the machine's processors busy since the previous reading. */
+	record Shares(double machine, double service) {
+
+	}
+
+	private final Supplier<Shares> shares;
 
 	private final LongSupplier nanoClock;
 
@@ -24,46 +31,52 @@ final class CpuLoad {
 
 	private final double high;
 
+	private final double serviceShare;
+
 	private final AtomicLong nextReading;
 
 	private volatile boolean saturated;
 
 	/**
-	 * @param share the share of all the machine's processors busy since the previous
-	 * call, from 0 to 1, negative when unknown
+	 * @param shares the shares of all the machine's processors busy since the previous
+	 * call, the whole machine's and this process's, from 0 to 1, negative when unknown
 	 * @param nanoClock what tells the time
 	 * @param interval nanoseconds between two readings
-	 * @param high the share from which the processors count as saturated; above 1 never
+	 * @param high the machine's share from which the processors count as saturated; above
+	 * 1 never
+	 * @param serviceShare the service's share from which it takes part in the saturation
 	 */
-	CpuLoad(DoubleSupplier share, LongSupplier nanoClock, long interval, double high) {
-		this.share = share;
+	CpuLoad(Supplier<Shares> shares, LongSupplier nanoClock, long interval, double high, double serviceShare) {
+		this.shares = shares;
 		this.nanoClock = nanoClock;
 		this.interval = interval;
 		this.high = high;
+		this.serviceShare = serviceShare;
 		this.nextReading = new AtomicLong(nanoClock.getAsLong());
 	}
 
 	/**
-	 * @return the share of the machine's processors busy since the previous call, as the
-	 * JVM reads it (on Linux from {@code /proc/stat}, or from the container's cgroup when
-	 * it has a CPU quota); negative when the JVM cannot tell
+	 * @return the shares of the machine's processors busy since the previous call, the
+	 * machine's and this JVM's, as the JVM reads them (on Linux from {@code /proc}, or
+	 * from the container's cgroup when it has a CPU quota); negative when it cannot tell
 	 */
-	static DoubleSupplier machine() {
+	static Supplier<Shares> machine() {
 		OperatingSystemMXBean bean = ManagementFactory.getOperatingSystemMXBean();
 		if (bean instanceof com.sun.management.OperatingSystemMXBean os) {
-			return os::getCpuLoad;
+			return () -> new Shares(os.getCpuLoad(), os.getProcessCpuLoad());
 		}
-		return () -> -1;
+		return () -> new Shares(-1, -1);
 	}
 
 	/**
-	 * @return whether the last reading was at or above the high share
+	 * @return whether the last reading was at or above both shares
 	 */
 	boolean saturated() {
 		long now = this.nanoClock.getAsLong();
 		long next = this.nextReading.get();
 		if (now - next >= 0 && this.nextReading.compareAndSet(next, now + this.interval)) {
-			this.saturated = this.share.getAsDouble() >= this.high;
+			Shares reading = this.shares.get();
+			this.saturated = reading.machine() >= this.high && reading.service() >= this.serviceShare;
 		}
 		return this.saturated;
 	}

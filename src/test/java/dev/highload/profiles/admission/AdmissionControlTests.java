@@ -25,8 +25,11 @@ class AdmissionControlTests {
 	/** The share of the machine's processors busy, as the tests set it. */
 	private volatile double cpu = 0.3;
 
-	private double cpu() {
-		return this.cpu;
+	/** The share of them the service uses. */
+	private volatile double serviceCpu = 0.15;
+
+	private CpuLoad.Shares cpu() {
+		return new CpuLoad.Shares(this.cpu, this.serviceCpu);
 	}
 
 	@Test
@@ -89,19 +92,36 @@ class AdmissionControlTests {
 		}
 		int settled = control.limit();
 
-		// The reads take as long as before, but every core is busy (the database's, the
-		// clients', other processes'): the limit falls window after window.
+		// Every core is busy, but hardly by the service (another process): refusing its
+		// reads would free nothing, and the limit stays.
 		this.cpu = 0.95;
+		this.serviceCpu = 0.05;
+		for (int window = 0; window < 10; window++) {
+			reads(control, 15, Duration.ofMillis(1));
+		}
+		assertThat(control.limit()).isGreaterThanOrEqualTo(settled);
+
+		// The reads take as long as before, but every core is busy, and the service's own
+		// work is a good part of it: the limit falls window after window.
+		this.serviceCpu = 0.45;
 		for (int window = 0; window < 20; window++) {
 			reads(control, 100, Duration.ofMillis(1));
 		}
 		int saturated = control.limit();
 		assertThat(saturated).isLessThan(settled / 2);
 
+		// Down to cpu-min-limit (4), not below: the load alone does not bring it lower.
+		int lowest = saturated;
+		for (int window = 0; window < 40; window++) {
+			busyWindow(control);
+			lowest = Math.min(lowest, control.limit());
+		}
+		assertThat(lowest).isEqualTo(4);
+
 		// Room again on the processors: it grows back.
 		this.cpu = 0.5;
 		for (int window = 0; window < 10; window++) {
-			reads(control, 100, Duration.ofMillis(1));
+			busyWindow(control);
 		}
 		assertThat(control.limit()).isGreaterThan(saturated);
 	}
@@ -109,7 +129,7 @@ class AdmissionControlTests {
 	@Test
 	void aRequestOverTheLimitWaitsBrieflyForAPlace() throws Exception {
 		AdmissionControl control = new AdmissionControl(new AdmissionProperties(true, 1, 1, 2, 4, Duration.ofSeconds(1),
-				Duration.ofMillis(2000), 8, 0.25, Duration.ofSeconds(1), 2.0), this.registry);
+				Duration.ofMillis(2000), 8, 0.25, Duration.ofSeconds(1), 2.0, 1, 0.25), this.registry);
 		AdmissionControl.Admission first = control.admit(get()).orElseThrow();
 		Thread finisher = new Thread(() -> {
 			sleep(50);
@@ -121,7 +141,7 @@ class AdmissionControlTests {
 		assertThat(shed("reads")).isZero();
 
 		AdmissionControl quick = new AdmissionControl(new AdmissionProperties(true, 1, 1, 2, 4, Duration.ofSeconds(1),
-				Duration.ofMillis(20), 8, 0.25, Duration.ofSeconds(1), 2.0), new SimpleMeterRegistry());
+				Duration.ofMillis(20), 8, 0.25, Duration.ofSeconds(1), 2.0, 1, 0.25), new SimpleMeterRegistry());
 		quick.admit(get()).orElseThrow();
 		long start = System.nanoTime();
 		assertThat(quick.admit(get())).as("no place within 20 ms").isEmpty();
@@ -152,13 +172,17 @@ class AdmissionControlTests {
 		assertThatIllegalArgumentException().isThrownBy(() -> properties(true, 0, 200));
 		assertThatIllegalArgumentException().isThrownBy(() -> properties(true, 300, 200));
 		assertThatIllegalArgumentException().isThrownBy(() -> new AdmissionProperties(true, 20, 200, 4, 2,
-				Duration.ofSeconds(1), Duration.ZERO, 0, 0.25, Duration.ofSeconds(1), 0.9));
+				Duration.ofSeconds(1), Duration.ZERO, 0, 0.25, Duration.ofSeconds(1), 0.9, 4, 0.25));
 		assertThatIllegalArgumentException().isThrownBy(() -> new AdmissionProperties(true, 20, 200, 2, 4,
-				Duration.ofSeconds(1), Duration.ZERO, 0, 1.0, Duration.ofSeconds(1), 0.9));
+				Duration.ofSeconds(1), Duration.ZERO, 0, 1.0, Duration.ofSeconds(1), 0.9, 4, 0.25));
 		assertThatIllegalArgumentException().isThrownBy(() -> new AdmissionProperties(true, 20, 200, 2, 4,
-				Duration.ofSeconds(1), Duration.ZERO, 0, 0.25, Duration.ofMillis(1500), 0.9));
+				Duration.ofSeconds(1), Duration.ZERO, 0, 0.25, Duration.ofMillis(1500), 0.9, 4, 0.25));
 		assertThatIllegalArgumentException().isThrownBy(() -> new AdmissionProperties(true, 20, 200, 2, 4,
-				Duration.ofSeconds(1), Duration.ZERO, 0, 0.25, Duration.ofSeconds(1), 0));
+				Duration.ofSeconds(1), Duration.ZERO, 0, 0.25, Duration.ofSeconds(1), 0, 4, 0.25));
+		assertThatIllegalArgumentException().isThrownBy(() -> new AdmissionProperties(true, 20, 200, 2, 4,
+				Duration.ofSeconds(1), Duration.ZERO, 0, 0.25, Duration.ofSeconds(1), 0.9, 0, 0.25));
+		assertThatIllegalArgumentException().isThrownBy(() -> new AdmissionProperties(true, 20, 200, 2, 4,
+				Duration.ofSeconds(1), Duration.ZERO, 0, 0.25, Duration.ofSeconds(1), 0.9, 2, 1.5));
 	}
 
 	/**
@@ -174,6 +198,23 @@ class AdmissionControlTests {
 	}
 
 	private void window(AdmissionControl control, int count, Duration time, boolean writes) {
+		admitAndFinish(control, count, time, writes);
+		this.now.addAndGet(TimeUnit.MILLISECONDS.toNanos(1100));
+	}
+
+	/**
+	 * One window of three rounds of 100 reads of 1 ms: the library needs 10 reads in a
+	 * window to move the limit, and a limit under 10 admits fewer at once.
+	 */
+	private void busyWindow(AdmissionControl control) {
+		for (int round = 0; round < 3; round++) {
+			admitAndFinish(control, 100, Duration.ofMillis(1), false);
+		}
+		this.now.addAndGet(TimeUnit.MILLISECONDS.toNanos(1100));
+	}
+
+	/** {@code count} requests start together, those admitted end after {@code time}. */
+	private void admitAndFinish(AdmissionControl control, int count, Duration time, boolean writes) {
 		List<AdmissionControl.Admission> running = new ArrayList<>();
 		for (int i = 0; i < count; i++) {
 			Optional<AdmissionControl.Admission> admitted = control.admit(writes ? post() : get());
@@ -181,7 +222,6 @@ class AdmissionControlTests {
 		}
 		this.now.addAndGet(time.toNanos());
 		running.forEach((admission) -> admission.finished(200));
-		this.now.addAndGet(TimeUnit.MILLISECONDS.toNanos(1100));
 	}
 
 	private double shed(String partition) {
@@ -195,7 +235,7 @@ class AdmissionControlTests {
 
 	private static AdmissionProperties properties(boolean enabled, int initial, int max) {
 		return new AdmissionProperties(enabled, initial, max, 2, 4, Duration.ofSeconds(1), Duration.ZERO, 0, 0.25,
-				Duration.ofSeconds(1), 0.9);
+				Duration.ofSeconds(1), 0.9, Math.min(4, max), 0.25);
 	}
 
 	private static MockHttpServletRequest get() {
