@@ -34,14 +34,14 @@ import org.springframework.stereotype.Component;
  * at least half of it. Every so often the library forgets the fastest time and learns it
  * again, so that a slower machine or data set does not look like queueing for ever.
  * <p>
- * The limit also falls, as though reads were timing out, while the machine's processors
- * are busier than {@code app.admission.cpu-high} (90 % of all cores, read once a window)
- * and the service itself uses at least {@code cpu-service-share} of them (a quarter),
- * down to {@code cpu-min-limit} (2). On a saturated machine a request waits for a core
- * before Tomcat hands it to this class, in the kernel and in the thread pool, and no
- * latency measured here shows that wait; the processors' load does. It is the whole
- * machine's, because the service's database nodes, and its clients in a load test, share
- * the cores with it.
+ * With {@code app.admission.cpu.enabled} (off by default) the limit also falls, as though
+ * reads were timing out, while the machine's processors are busier than {@code cpu.high}
+ * (90 % of all cores, read every second) and the service itself uses at least
+ * {@code cpu.service-share} of them (a quarter), down to {@code cpu.min-limit} (2). On a
+ * saturated machine a request waits for a core before Tomcat hands it to this class, in
+ * the kernel and in the thread pool, and no latency measured here shows that wait; the
+ * processors' load does. It is the whole machine's, because the service's database nodes,
+ * and its clients in a load test, share the cores with it.
  * <p>
  * A request over the limit may wait {@code app.admission.max-wait} (2 ms) for a place,
  * the newest first (the library's LIFO blocking limiter), so that a short burst above a
@@ -137,8 +137,9 @@ public class AdmissionControl {
 	AdmissionControl(AdmissionProperties properties, MeterRegistry registry, LongSupplier nanoClock,
 			Supplier<CpuLoad.Shares> cpuShares) {
 		this.properties = properties;
-		this.cpu = new CpuLoad(cpuShares, nanoClock, properties.window().toNanos(), properties.cpuHigh(),
-				properties.cpuServiceShare());
+		AdmissionProperties.Cpu cpu = properties.cpu();
+		this.cpu = cpu.enabled()
+				? new CpuLoad(cpuShares, nanoClock, cpu.window().toNanos(), cpu.high(), cpu.serviceShare()) : null;
 		this.limiter = limiter(properties, new LimiterMeters(registry), nanoClock);
 		this.waiting = (properties.maxWait().isZero() || properties.waitingMax() == 0) ? this.limiter
 				: LifoBlockingLimiter.newBuilder(this.limiter)
@@ -223,7 +224,7 @@ public class AdmissionControl {
 	 * lowest their load may bring it to
 	 */
 	private boolean cpuSaturated() {
-		return this.limiter.getLimit() > this.properties.cpuMinLimit() && this.cpu.saturated();
+		return this.cpu != null && this.limiter.getLimit() > this.properties.cpu().minLimit() && this.cpu.saturated();
 	}
 
 	private record Running(Limiter.Listener listener, Partition partition,

@@ -7,14 +7,14 @@ import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
- * Whether the machine's processors are all but saturated ({@code app.admission.cpu-high})
- * by a load the service takes part in ({@code cpu-service-share}). Past that point every
+ * Whether the machine's processors are all but saturated ({@code app.admission.cpu.high})
+ * by a load the service takes part in ({@code cpu.service-share}). Past that point every
  * thread waits its turn for a core, the service's as well as the database's and its
  * clients', and that wait shows in no time the service measures: a read waits before
  * Tomcat hands it to the filter, not inside it. When something else keeps the cores busy
  * and the service uses little of them, refusing its requests would free nothing, and they
- * do not count. The shares are read at most once a window, by the request that finds the
- * last reading old.
+ * do not count. The shares are read at most once every {@code cpu.window}, by the request
+ * that finds the last reading old.
  */
 final class CpuLoad {
 

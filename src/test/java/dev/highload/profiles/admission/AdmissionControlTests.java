@@ -15,6 +15,7 @@ import org.springframework.mock.web.MockHttpServletRequest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatNoException;
 
 class AdmissionControlTests {
 
@@ -127,9 +128,26 @@ class AdmissionControlTests {
 	}
 
 	@Test
+	void theProcessorsLoadMovesNothingUnlessTurnedOn() {
+		AdmissionControl control = new AdmissionControl(new AdmissionProperties(true, 20, 200, 2, 4,
+				Duration.ofSeconds(1), Duration.ZERO, 0, 0.25, Duration.ofSeconds(1), cpu(2.0, 2, 0.25)), this.registry,
+				this.now::get, this::cpu);
+		for (int window = 0; window < 10; window++) {
+			reads(control, 15, Duration.ofMillis(1));
+		}
+		int settled = control.limit();
+		this.cpu = 0.99;
+		this.serviceCpu = 0.5;
+		for (int window = 0; window < 20; window++) {
+			reads(control, 15, Duration.ofMillis(1));
+		}
+		assertThat(control.limit()).isGreaterThanOrEqualTo(settled);
+	}
+
+	@Test
 	void aRequestOverTheLimitWaitsBrieflyForAPlace() throws Exception {
 		AdmissionControl control = new AdmissionControl(new AdmissionProperties(true, 1, 1, 2, 4, Duration.ofSeconds(1),
-				Duration.ofMillis(2000), 8, 0.25, Duration.ofSeconds(1), 2.0, 1, 0.25), this.registry);
+				Duration.ofMillis(2000), 8, 0.25, Duration.ofSeconds(1), cpu(2.0, 1, 0.25)), this.registry);
 		AdmissionControl.Admission first = control.admit(get()).orElseThrow();
 		Thread finisher = new Thread(() -> {
 			sleep(50);
@@ -141,7 +159,7 @@ class AdmissionControlTests {
 		assertThat(shed("reads")).isZero();
 
 		AdmissionControl quick = new AdmissionControl(new AdmissionProperties(true, 1, 1, 2, 4, Duration.ofSeconds(1),
-				Duration.ofMillis(20), 8, 0.25, Duration.ofSeconds(1), 2.0, 1, 0.25), new SimpleMeterRegistry());
+				Duration.ofMillis(20), 8, 0.25, Duration.ofSeconds(1), cpu(2.0, 1, 0.25)), new SimpleMeterRegistry());
 		quick.admit(get()).orElseThrow();
 		long start = System.nanoTime();
 		assertThat(quick.admit(get())).as("no place within 20 ms").isEmpty();
@@ -172,17 +190,21 @@ class AdmissionControlTests {
 		assertThatIllegalArgumentException().isThrownBy(() -> properties(true, 0, 200));
 		assertThatIllegalArgumentException().isThrownBy(() -> properties(true, 300, 200));
 		assertThatIllegalArgumentException().isThrownBy(() -> new AdmissionProperties(true, 20, 200, 4, 2,
-				Duration.ofSeconds(1), Duration.ZERO, 0, 0.25, Duration.ofSeconds(1), 0.9, 4, 0.25));
+				Duration.ofSeconds(1), Duration.ZERO, 0, 0.25, Duration.ofSeconds(1), cpu(0.9, 4, 0.25)));
 		assertThatIllegalArgumentException().isThrownBy(() -> new AdmissionProperties(true, 20, 200, 2, 4,
-				Duration.ofSeconds(1), Duration.ZERO, 0, 1.0, Duration.ofSeconds(1), 0.9, 4, 0.25));
+				Duration.ofSeconds(1), Duration.ZERO, 0, 1.0, Duration.ofSeconds(1), cpu(0.9, 4, 0.25)));
 		assertThatIllegalArgumentException().isThrownBy(() -> new AdmissionProperties(true, 20, 200, 2, 4,
-				Duration.ofSeconds(1), Duration.ZERO, 0, 0.25, Duration.ofMillis(1500), 0.9, 4, 0.25));
+				Duration.ofSeconds(1), Duration.ZERO, 0, 0.25, Duration.ofMillis(1500), cpu(0.9, 4, 0.25)));
 		assertThatIllegalArgumentException().isThrownBy(() -> new AdmissionProperties(true, 20, 200, 2, 4,
-				Duration.ofSeconds(1), Duration.ZERO, 0, 0.25, Duration.ofSeconds(1), 0, 4, 0.25));
+				Duration.ofSeconds(1), Duration.ZERO, 0, 0.25, Duration.ofSeconds(1), cpu(0, 4, 0.25)));
 		assertThatIllegalArgumentException().isThrownBy(() -> new AdmissionProperties(true, 20, 200, 2, 4,
-				Duration.ofSeconds(1), Duration.ZERO, 0, 0.25, Duration.ofSeconds(1), 0.9, 0, 0.25));
+				Duration.ofSeconds(1), Duration.ZERO, 0, 0.25, Duration.ofSeconds(1), cpu(0.9, 0, 0.25)));
 		assertThatIllegalArgumentException().isThrownBy(() -> new AdmissionProperties(true, 20, 200, 2, 4,
-				Duration.ofSeconds(1), Duration.ZERO, 0, 0.25, Duration.ofSeconds(1), 0.9, 2, 1.5));
+				Duration.ofSeconds(1), Duration.ZERO, 0, 0.25, Duration.ofSeconds(1), cpu(0.9, 2, 1.5)));
+		assertThatIllegalArgumentException().isThrownBy(() -> new AdmissionProperties(true, 1, 1, 2, 4,
+				Duration.ofSeconds(1), Duration.ZERO, 0, 0.25, Duration.ofSeconds(1), cpu(0.9, 2, 0.25)));
+		assertThatNoException().isThrownBy(() -> new AdmissionProperties(true, 1, 1, 2, 4, Duration.ofSeconds(1),
+				Duration.ZERO, 0, 0.25, Duration.ofSeconds(1), cpu(2.0, 2, 0.25)));
 	}
 
 	/**
@@ -235,7 +257,15 @@ class AdmissionControlTests {
 
 	private static AdmissionProperties properties(boolean enabled, int initial, int max) {
 		return new AdmissionProperties(enabled, initial, max, 2, 4, Duration.ofSeconds(1), Duration.ZERO, 0, 0.25,
-				Duration.ofSeconds(1), 0.9, Math.min(4, max), 0.25);
+				Duration.ofSeconds(1), cpu(0.9, Math.min(4, max), 0.25));
+	}
+
+	/**
+	 * The processors' signal: on with {@code high} up to 1, off above.
+	 */
+	private static AdmissionProperties.Cpu cpu(double high, int minLimit, double serviceShare) {
+		return new AdmissionProperties.Cpu(high <= 1, (high <= 1) ? high : 0.9, minLimit, serviceShare,
+				Duration.ofSeconds(1));
 	}
 
 	private static MockHttpServletRequest get() {
