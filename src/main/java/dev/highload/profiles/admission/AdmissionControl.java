@@ -17,6 +17,7 @@ import com.netflix.concurrency.limits.limiter.LifoBlockingLimiter;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import jakarta.servlet.http.HttpServletRequest;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -81,6 +82,11 @@ public class AdmissionControl {
 			return "POST".equals(request.getMethod()) ? WRITES : READS;
 		}
 
+		/** The partition's name in the library's limiter and in the meters. */
+		String tag() {
+			return this.tag;
+		}
+
 	}
 
 	/** One admitted request, to be reported back when it ends. */
@@ -110,11 +116,11 @@ public class AdmissionControl {
 
 	private final AdmissionProperties properties;
 
-	/** The limit and its partitions. */
-	private final AbstractLimiter<HttpServletRequest> limiter;
+	/** The limit and its partitions, asked with the request's partition. */
+	private final AbstractLimiter<Partition> limiter;
 
 	/** The same, with the short wait for a place in front of it. */
-	private final Limiter<HttpServletRequest> waiting;
+	private final Limiter<Partition> waiting;
 
 	private final Map<Partition, Counter> shed = new EnumMap<>(Partition.class);
 
@@ -122,7 +128,7 @@ public class AdmissionControl {
 
 	@Autowired
 	AdmissionControl(AdmissionProperties properties, ObjectProvider<MeterRegistry> registry) {
-		this(properties, registry.getIfAvailable());
+		this(properties, registry.getIfAvailable(SimpleMeterRegistry::new));
 	}
 
 	AdmissionControl(AdmissionProperties properties, MeterRegistry registry) {
@@ -138,8 +144,7 @@ public class AdmissionControl {
 			Supplier<CpuLoad.Shares> cpuShares) {
 		this.properties = properties;
 		AdmissionProperties.Cpu cpu = properties.cpu();
-		this.cpu = cpu.enabled()
-				? new CpuLoad(cpuShares, nanoClock, cpu.window().toNanos(), cpu.high(), cpu.serviceShare()) : null;
+		this.cpu = cpu.enabled() ? new CpuLoad(cpuShares, nanoClock, cpu) : null;
 		this.limiter = limiter(properties, new LimiterMeters(registry), nanoClock);
 		this.waiting = (properties.maxWait().isZero() || properties.waitingMax() == 0) ? this.limiter
 				: LifoBlockingLimiter.newBuilder(this.limiter)
@@ -148,19 +153,17 @@ public class AdmissionControl {
 					.build();
 		for (Partition partition : Partition.values()) {
 			this.shed.put(partition,
-					(registry != null) ? Counter.builder(LimiterMeters.PREFIX + "shed")
+					Counter.builder(LimiterMeters.PREFIX + "shed")
 						.description("API requests refused with 503 at the admission limit")
 						.tag("partition", partition.tag)
-						.register(registry) : null);
+						.register(registry));
 		}
-		if (registry != null) {
-			Gauge.builder(LimiterMeters.PREFIX + "running", this.limiter, AbstractLimiter::getInflight)
-				.description("API requests admitted and not yet answered")
-				.register(registry);
-		}
+		Gauge.builder(LimiterMeters.PREFIX + "running", this.limiter, AbstractLimiter::getInflight)
+			.description("API requests admitted and not yet answered")
+			.register(registry);
 	}
 
-	private static AbstractLimiter<HttpServletRequest> limiter(AdmissionProperties properties, LimiterMeters meters,
+	private static AbstractLimiter<Partition> limiter(AdmissionProperties properties, LimiterMeters meters,
 			LongSupplier nanoClock) {
 		VegasLimit vegas = VegasLimit.newBuilder()
 			.initialLimit(properties.initialLimit())
@@ -174,15 +177,15 @@ public class AdmissionControl {
 			.minWindowTime(window, TimeUnit.NANOSECONDS)
 			.maxWindowTime(window, TimeUnit.NANOSECONDS)
 			.build(vegas);
-		Limiter<HttpServletRequest> built = new PartitionedBuilder().named(NAME)
+		Limiter<Partition> built = new PartitionedBuilder().named(NAME)
 			.limit(limit)
 			.nanoClock(nanoClock)
 			.metricRegistry(meters)
-			.partitionResolver((request) -> Partition.of(request).tag)
+			.partitionResolver(Partition::tag)
 			.partition(Partition.WRITES.tag, properties.writeShare())
 			.partition(Partition.READS.tag, 1 - properties.writeShare())
 			.build();
-		return (AbstractLimiter<HttpServletRequest>) built;
+		return (AbstractLimiter<Partition>) built;
 	}
 
 	/**
@@ -195,12 +198,9 @@ public class AdmissionControl {
 			return Optional.of(UNLIMITED);
 		}
 		Partition partition = Partition.of(request);
-		Optional<Limiter.Listener> listener = this.waiting.acquire(request);
+		Optional<Limiter.Listener> listener = this.waiting.acquire(partition);
 		if (listener.isEmpty()) {
-			Counter counter = this.shed.get(partition);
-			if (counter != null) {
-				counter.increment();
-			}
+			this.shed.get(partition).increment();
 			return Optional.empty();
 		}
 		return Optional.of(new Running(listener.get(), partition, this));
@@ -252,7 +252,7 @@ public class AdmissionControl {
 
 	/** The library's partitioned limiter, for requests. */
 	private static final class PartitionedBuilder
-			extends AbstractPartitionedLimiter.Builder<PartitionedBuilder, HttpServletRequest> {
+			extends AbstractPartitionedLimiter.Builder<PartitionedBuilder, Partition> {
 
 		@Override
 		protected PartitionedBuilder self() {

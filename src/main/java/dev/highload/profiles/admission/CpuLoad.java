@@ -41,17 +41,16 @@ final class CpuLoad {
 	 * @param shares the shares of all the machine's processors busy since the previous
 	 * call, the whole machine's and this process's, from 0 to 1, negative when unknown
 	 * @param nanoClock what tells the time
-	 * @param interval nanoseconds between two readings
-	 * @param high the machine's share from which the processors count as saturated; above
-	 * 1 never
-	 * @param serviceShare the service's share from which it takes part in the saturation
+	 * @param settings how often to read the shares ({@code window}) and from which shares
+	 * the processors count as saturated ({@code high}, above 1 never, and
+	 * {@code service-share})
 	 */
-	CpuLoad(Supplier<Shares> shares, LongSupplier nanoClock, long interval, double high, double serviceShare) {
+	CpuLoad(Supplier<Shares> shares, LongSupplier nanoClock, AdmissionProperties.Cpu settings) {
 		this.shares = shares;
 		this.nanoClock = nanoClock;
-		this.interval = interval;
-		this.high = high;
-		this.serviceShare = serviceShare;
+		this.interval = settings.window().toNanos();
+		this.high = settings.high();
+		this.serviceShare = settings.serviceShare();
 		this.nextReading = new AtomicLong(nanoClock.getAsLong());
 	}
 

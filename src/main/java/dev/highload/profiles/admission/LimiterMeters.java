@@ -33,17 +33,11 @@ final class LimiterMeters implements MetricRegistry {
 
 	@Override
 	public void gauge(String id, Supplier<Number> supplier, String... tagNameValuePairs) {
-		if (this.registry != null) {
-			Gauge.builder(PREFIX + id, supplier).tags(tagNameValuePairs).register(this.registry);
-		}
+		Gauge.builder(PREFIX + id, supplier).tags(tagNameValuePairs).register(this.registry);
 	}
 
 	@Override
 	public MetricRegistry.Counter counter(String id, String... tagNameValuePairs) {
-		if (this.registry == null) {
-			return () -> {
-			};
-		}
 		io.micrometer.core.instrument.Counter counter = io.micrometer.core.instrument.Counter.builder(PREFIX + id)
 			.tags(tagNameValuePairs)
 			.register(this.registry);
