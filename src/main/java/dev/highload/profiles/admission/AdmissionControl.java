@@ -132,13 +132,13 @@ public class AdmissionControl {
 	}
 
 	AdmissionControl(AdmissionProperties properties, MeterRegistry registry) {
-		this(properties, registry, System::nanoTime, CpuLoad.machine());
+		this(properties, registry, System::nanoTime, CpuLoad.machine(properties.cpu().measure()));
 	}
 
 	/**
 	 * @param nanoClock what times the requests, {@code System::nanoTime} but in tests
 	 * @param cpuShares the shares of the machine's processors busy since the previous
-	 * call, the machine's and the service's ({@link CpuLoad#machine()} but in tests)
+	 * call, the machine's and the service's ({@link CpuLoad#machine} but in tests)
 	 */
 	AdmissionControl(AdmissionProperties properties, MeterRegistry registry, LongSupplier nanoClock,
 			Supplier<CpuLoad.Shares> cpuShares) {

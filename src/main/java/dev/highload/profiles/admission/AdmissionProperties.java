@@ -82,10 +82,12 @@ public record AdmissionProperties(@DefaultValue("true") boolean enabled, @Defaul
 	 * nothing
 	 * @param window the time over which the load is read: long enough that a burst (a
 	 * garbage collection, a client's own pause) does not read as saturation
+	 * @param measure what {@code high} is compared with: the share of the processors busy
+	 * over the window, or the share of time in which some task waited for one
 	 */
 	public record Cpu(@DefaultValue("false") boolean enabled, @DefaultValue("0.9") double high,
 			@DefaultValue("2") int minLimit, @DefaultValue("0.25") double serviceShare,
-			@DefaultValue("1s") Duration window) {
+			@DefaultValue("1s") Duration window, @DefaultValue("busy") Measure measure) {
 
 		public Cpu {
 			if (!(high > 0 && high <= 1)) {
@@ -101,6 +103,21 @@ public record AdmissionProperties(@DefaultValue("true") boolean enabled, @Defaul
 				throw new IllegalArgumentException("app.admission.cpu.window must be at least 10ms");
 			}
 		}
+
+	}
+
+	/** What tells that the machine's processors are saturated. */
+	public enum Measure {
+
+		/** The share of all the processors busy over the window, as the JVM reads it. */
+		BUSY,
+		/**
+		 * Linux's pressure stall information for the processors
+		 * ({@code /proc/pressure/cpu}, its {@code some avg10}): the share of the last ten
+		 * seconds in which at least one runnable task waited for a core. Averaged over
+		 * ten seconds, a burst does not count, a load the cores cannot keep up with does.
+		 */
+		PRESSURE
 
 	}
 

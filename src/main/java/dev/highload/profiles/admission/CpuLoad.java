@@ -1,7 +1,11 @@
 package dev.highload.profiles.admission;
 
+import java.io.BufferedReader;
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -17,6 +21,9 @@ import java.util.function.Supplier;
  * that finds the last reading old.
  */
 final class CpuLoad {
+
+	/** Linux's pressure stall information for the processors. */
+	static final Path PRESSURE_FILE = Path.of("/proc/pressure/cpu");
 
 	/** The shares of all the machine's processors busy since the previous reading. */
 	record Shares(double machine, double service) {
@@ -55,16 +62,44 @@ final class CpuLoad {
 	}
 
 	/**
-	 * @return the shares of the machine's processors busy since the previous call, the
-	 * machine's and this JVM's, as the JVM reads them (on Linux from {@code /proc}, or
-	 * from the container's cgroup when it has a CPU quota); negative when it cannot tell
+	 * @param measure what the machine's share is
+	 * @return the machine's share by that measure (with {@code busy} the share of its
+	 * processors busy since the previous call, as the JVM reads it: on Linux from
+	 * {@code /proc}, or from the container's cgroup when it has a CPU quota), and this
+	 * JVM's share of the processors since the previous call; negative when it cannot tell
 	 */
-	static Supplier<Shares> machine() {
+	static Supplier<Shares> machine(AdmissionProperties.Measure measure) {
 		OperatingSystemMXBean bean = ManagementFactory.getOperatingSystemMXBean();
-		if (bean instanceof com.sun.management.OperatingSystemMXBean os) {
-			return () -> new Shares(os.getCpuLoad(), os.getProcessCpuLoad());
+		if (!(bean instanceof com.sun.management.OperatingSystemMXBean os)) {
+			return () -> new Shares(-1, -1);
 		}
-		return () -> new Shares(-1, -1);
+		if (measure == AdmissionProperties.Measure.PRESSURE) {
+			return () -> new Shares(pressure(PRESSURE_FILE), os.getProcessCpuLoad());
+		}
+		return () -> new Shares(os.getCpuLoad(), os.getProcessCpuLoad());
+	}
+
+	/**
+	 * @param file Linux's pressure file for the processors
+	 * @return its {@code some avg10} as a share from 0 to 1, or -1 when the file cannot
+	 * be read or does not hold it (a kernel without pressure stall information)
+	 */
+	static double pressure(Path file) {
+		try (BufferedReader reader = Files.newBufferedReader(file)) {
+			String some = reader.readLine();
+			if (some == null || !some.startsWith("some ")) {
+				return -1;
+			}
+			for (String field : some.split(" ")) {
+				if (field.startsWith("avg10=")) {
+					return Double.parseDouble(field.substring("avg10=".length())) / 100;
+				}
+			}
+			return -1;
+		}
+		catch (IOException | NumberFormatException ex) {
+			return -1;
+		}
 	}
 
 	/**

@@ -265,7 +265,7 @@ class AdmissionControlTests {
 	 */
 	private static AdmissionProperties.Cpu cpu(double high, int minLimit, double serviceShare) {
 		return new AdmissionProperties.Cpu(high <= 1, (high <= 1) ? high : 0.9, minLimit, serviceShare,
-				Duration.ofSeconds(1));
+				Duration.ofSeconds(1), AdmissionProperties.Measure.BUSY);
 	}
 
 	private static MockHttpServletRequest get() {
