@@ -37,12 +37,13 @@ import org.springframework.stereotype.Component;
  * <p>
  * With {@code app.admission.cpu.enabled} (off by default) the limit also falls, as though
  * reads were timing out, while the machine's processors are busier than {@code cpu.high}
- * (90 % of all cores, read every second) and the service itself uses at least
- * {@code cpu.service-share} of them (a quarter), down to {@code cpu.min-limit} (2). On a
- * saturated machine a request waits for a core before Tomcat hands it to this class, in
- * the kernel and in the thread pool, and no latency measured here shows that wait; the
- * processors' load does. It is the whole machine's, because the service's database nodes,
- * and its clients in a load test, share the cores with it.
+ * (90 % of all cores, read every second; with {@code cpu.measure=pressure}, while some
+ * task waited for a core that share of the last ten seconds) and the service itself uses
+ * at least {@code cpu.service-share} of them (a quarter), down to {@code cpu.min-limit}
+ * (2). On a saturated machine a request waits for a core before Tomcat hands it to this
+ * class, in the kernel and in the thread pool, and no latency measured here shows that
+ * wait; the processors' load does. It is the whole machine's, because the service's
+ * database nodes, and its clients in a load test, share the cores with it.
  * <p>
  * A request over the limit may wait {@code app.admission.max-wait} (2 ms) for a place,
  * the newest first (the library's LIFO blocking limiter), so that a short burst above a

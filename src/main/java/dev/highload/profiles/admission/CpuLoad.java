@@ -25,7 +25,12 @@ final class CpuLoad {
 	/** Linux's pressure stall information for the processors. */
 	static final Path PRESSURE_FILE = Path.of("/proc/pressure/cpu");
 
-	/** The shares of all the machine's processors busy since the previous reading. */
+	/**
+	 * The machine's share by {@code app.admission.cpu.measure} (its processors busy since
+	 * the previous reading, or the pressure on them), and the share of its processors
+	 * this process used since the previous reading; each from 0 to 1, negative when
+	 * unknown.
+	 */
 	record Shares(double machine, double service) {
 
 	}
@@ -49,8 +54,7 @@ final class CpuLoad {
 	 * call, the whole machine's and this process's, from 0 to 1, negative when unknown
 	 * @param nanoClock what tells the time
 	 * @param settings how often to read the shares ({@code window}) and from which shares
-	 * the processors count as saturated ({@code high}, above 1 never, and
-	 * {@code service-share})
+	 * the processors count as saturated ({@code high} and {@code service-share})
 	 */
 	CpuLoad(Supplier<Shares> shares, LongSupplier nanoClock, AdmissionProperties.Cpu settings) {
 		this.shares = shares;

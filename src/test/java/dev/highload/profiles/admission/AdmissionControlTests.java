@@ -111,7 +111,7 @@ class AdmissionControlTests {
 		int saturated = control.limit();
 		assertThat(saturated).isLessThan(settled / 2);
 
-		// Down to cpu-min-limit (4), not below: the load alone does not bring it lower.
+		// Down to cpu.min-limit (4), not below: the load alone does not bring it lower.
 		int lowest = saturated;
 		for (int window = 0; window < 40; window++) {
 			busyWindow(control);
