@@ -149,7 +149,10 @@ final class Endpoints {
 								status().is(200),
 								// Every write answers its token in both.
 								header(TokenCarrier.HEADER_NAME).saveAs(TokenCarrier.ATTRIBUTE),
-								headerRegex("Set-Cookie", TokenCarrier.COOKIE_NAME + "=[0-9a-f]{16}").exists()))),
+								headerRegex("Set-Cookie",
+										TokenCarrier.COOKIE_NAME
+												+ "=[0-9a-f]{16}\\.[A-Za-z0-9._-]{1,64}\\.[A-Za-z0-9_-]{22};")
+									.exists()))),
 					exec((session) -> {
 						if (refusedAtCapacity(session)) {
 							ClientFigures.shed(REGISTER, session.getInt("refused_ms"));

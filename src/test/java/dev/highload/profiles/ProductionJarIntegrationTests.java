@@ -1,7 +1,13 @@
 package dev.highload.profiles;
 
 import java.io.IOException;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
 import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -9,6 +15,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -107,6 +114,13 @@ class ProductionJarIntegrationTests {
 			assertThat(profile.statusCode()).isEqualTo(200);
 			assertThat(profile.body()).isEqualTo(new ApiClient(this.port).get("/user/get/" + id).body());
 			assertThat(Files.readString(log)).doesNotContain("embedded cluster", "EmbeddedCluster");
+			// The management port is for this machine alone; the API answers on every
+			// address.
+			InetAddress external = externalAddress();
+			if (external != null) {
+				assertThat(reachable(external, serverPort)).as("the API on " + external).isTrue();
+				assertThat(reachable(external, managementPort)).as("the management port on " + external).isFalse();
+			}
 		}
 		finally {
 			process.destroy();
@@ -130,6 +144,30 @@ class ProductionJarIntegrationTests {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			return -1;
+		}
+	}
+
+	/** An address of this machine other than loopback, if it has one. */
+	private static InetAddress externalAddress() throws SocketException {
+		for (NetworkInterface network : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+			if (network.isUp() && !network.isLoopback()) {
+				for (InetAddress address : Collections.list(network.getInetAddresses())) {
+					if (address instanceof Inet4Address) {
+						return address;
+					}
+				}
+			}
+		}
+		return null;
+	}
+
+	private static boolean reachable(InetAddress address, int port) {
+		try (Socket socket = new Socket()) {
+			socket.connect(new InetSocketAddress(address, port), 2000);
+			return true;
+		}
+		catch (IOException ex) {
+			return false;
 		}
 	}
 

@@ -19,8 +19,11 @@ class LoginController {
 
 	private final LoginService logins;
 
-	LoginController(LoginService logins) {
+	private final ConsistencyTokens consistencyTokens;
+
+	LoginController(LoginService logins, ConsistencyTokens consistencyTokens) {
 		this.logins = logins;
+		this.consistencyTokens = consistencyTokens;
 	}
 
 	@Operation(summary = "Log in",
@@ -37,8 +40,8 @@ class LoginController {
 	LoginResponse login(@Valid @RequestBody LoginRequest request, HttpServletRequest http,
 			HttpServletResponse response) {
 		LoginService.LoggedIn loggedIn = this.logins.login(request, http.getRemoteAddr(),
-				new WalPosition(ConsistencyTokens.required(http)));
-		ConsistencyTokens.afterRead(http, response, loggedIn.seen().offset());
+				new WalPosition(this.consistencyTokens.required(http)));
+		this.consistencyTokens.afterRead(http, response, loggedIn.seen().offset());
 		return new LoginResponse(loggedIn.token());
 	}
 

@@ -50,6 +50,12 @@ class FailureAnswers {
 	/** The seconds after which a failure that may pass is worth a retry. */
 	private static final String RETRY_SHORTLY = "1";
 
+	private final ConsistencyTokens consistencyTokens;
+
+	FailureAnswers(ConsistencyTokens consistencyTokens) {
+		this.consistencyTokens = consistencyTokens;
+	}
+
 	@ExceptionHandler
 	ResponseEntity<ProblemDetail> databaseFailure(DatabaseFailureException ex, HttpServletRequest request) {
 		return retryLater(problem(ex), request);
@@ -79,7 +85,7 @@ class FailureAnswers {
 	@ExceptionHandler
 	ResponseEntity<ProblemDetail> userNotFound(UserNotFoundException ex, HttpServletRequest request) {
 		HttpHeaders headers = new HttpHeaders();
-		headers.set(ConsistencyTokens.HEADER, ConsistencyTokens.token(ex.seen().offset()));
+		headers.set(ConsistencyTokens.HEADER, this.consistencyTokens.token(ex.seen().offset()));
 		return answer(problem(HttpStatus.NOT_FOUND, "User not found", "No user with id " + ex.id()), headers, request);
 	}
 

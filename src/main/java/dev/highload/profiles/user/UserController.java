@@ -67,12 +67,15 @@ class UserController {
 
 	private final RegistrationThrottle registrationThrottle;
 
+	private final ConsistencyTokens consistencyTokens;
+
 	UserController(UserService users, TokenService tokens, Registrations registrations,
-			RegistrationThrottle registrationThrottle) {
+			RegistrationThrottle registrationThrottle, ConsistencyTokens consistencyTokens) {
 		this.users = users;
 		this.tokens = tokens;
 		this.registrations = registrations;
 		this.registrationThrottle = registrationThrottle;
+		this.consistencyTokens = consistencyTokens;
 	}
 
 	@Operation(summary = "Register a user",
@@ -108,7 +111,7 @@ class UserController {
 		}
 		WalPosition written = this.users.positionAfterWrite();
 		if (written.offset() > 0) {
-			ConsistencyTokens.afterWrite(response, written.offset());
+			this.consistencyTokens.afterWrite(response, written.offset());
 		}
 		return new RegisterResponse(id);
 	}
@@ -166,7 +169,7 @@ class UserController {
 				.toUriString();
 			response.header(HttpHeaders.LINK, "<" + next + ">; rel=\"next\"");
 		}
-		ConsistencyTokens.afterRead(http, httpResponse, found.seen().offset());
+		this.consistencyTokens.afterRead(http, httpResponse, found.seen().offset());
 		return response.body(page);
 	}
 
@@ -180,12 +183,12 @@ class UserController {
 		return read(this.users.get(this.tokens.authenticate(authorization), atLeast(http)), http, response);
 	}
 
-	private static WalPosition atLeast(HttpServletRequest http) {
-		return new WalPosition(ConsistencyTokens.required(http));
+	private WalPosition atLeast(HttpServletRequest http) {
+		return new WalPosition(this.consistencyTokens.required(http));
 	}
 
-	private static <T> T read(Positioned<T> read, HttpServletRequest http, HttpServletResponse response) {
-		ConsistencyTokens.afterRead(http, response, read.seen().offset());
+	private <T> T read(Positioned<T> read, HttpServletRequest http, HttpServletResponse response) {
+		this.consistencyTokens.afterRead(http, response, read.seen().offset());
 		return read.value();
 	}
 

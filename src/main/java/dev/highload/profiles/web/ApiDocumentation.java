@@ -107,13 +107,13 @@ class ApiDocumentation {
 
 	/** The Consistency-Token header of {@link ConsistentRead} operations. */
 	@Bean
-	OperationCustomizer consistencyTokens() {
+	OperationCustomizer consistencyTokenHeaders() {
 		return (operation, handlerMethod) -> {
 			ConsistentRead read = handlerMethod.getMethodAnnotation(ConsistentRead.class);
 			if (read == null) {
 				return operation;
 			}
-			Schema<String> token = new Schema<String>().types(Set.of("string")).pattern("^[0-9a-fA-F]{16}$");
+			Schema<String> token = new Schema<String>().types(Set.of("string")).pattern(ConsistencyTokens.PATTERN);
 			if (!read.write()) {
 				operation.addParametersItem(new Parameter().in("header")
 					.name(ConsistencyTokens.HEADER)
@@ -121,7 +121,7 @@ class ApiDocumentation {
 					.description("The highest consistency token the client holds (or the " + ConsistencyTokens.COOKIE
 							+ " cookie): the read runs on a node that has "
 							+ "replayed at least that position, so it shows the client's own writes and "
-							+ "nothing older than what it has seen (docs/consistency.md). Malformed: 400")
+							+ "nothing older than what it has seen (docs/consistency.md). Malformed, or not signed by this service: 400")
 					.schema(token));
 			}
 			Header answered = new Header().required(!read.write())

@@ -1,5 +1,16 @@
 package dev.highload.profiles.web;
 
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
 import jakarta.servlet.http.Cookie;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -16,8 +27,15 @@ import org.springframework.http.ResponseCookie;
  * read-your-writes and monotonic reads without doing anything.
  * <p>
  * A token is a WAL position (a byte offset, {@code routing.WalPosition}) as sixteen
- * hexadecimal digits. Clients treat it as opaque; the features turn the offsets this
- * class reads and writes into positions, so the web layer knows nothing of routing.
+ * hexadecimal digits, the id of the key that signed it and a MAC:
+ * {@code 000000016b3748d8.k1.<22 Base64url characters>}. The MAC is the first 16 bytes of
+ * HMAC-SHA256 over the digits, keyed by a key derived from one of the service's token
+ * keys (HMAC-SHA256 of the key over {@value #PURPOSE}, so that no MAC made here is a
+ * bearer token's signature or the other way round). A client can neither forge a position
+ * nor move one forward: a token is only ever a position this service answered, so a token
+ * cannot send reads to the primary by naming a position no replica has. Clients treat it
+ * as opaque; the features turn the offsets this class reads and writes into positions, so
+ * the web layer knows nothing of routing.
  */
 public final class ConsistencyTokens {
 
@@ -27,45 +45,117 @@ public final class ConsistencyTokens {
 	/** The cookie's name. */
 	public static final String COOKIE = "consistency_token";
 
-	private static final int LENGTH = 16;
+	/** A token's form, for the OpenAPI document. */
+	public static final String PATTERN = "^[0-9a-f]{16}\\.[A-Za-z0-9._-]{1,64}\\.[A-Za-z0-9_-]{22}$";
 
-	private ConsistencyTokens() {
+	/** What the MAC keys are derived for. */
+	static final String PURPOSE = "user-profiles consistency token v1";
+
+	private static final int DIGITS = 16;
+
+	private static final int MAC_BYTES = 16;
+
+	private static final int MAC_CHARACTERS = 22;
+
+	private static final int MAX_LENGTH = DIGITS + 1 + 64 + 1 + MAC_CHARACTERS;
+
+	private static final Pattern KEY_ID = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+
+	private static final String ALGORITHM = "HmacSHA256";
+
+	private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
+
+	private static final Base64.Decoder DECODER = Base64.getUrlDecoder();
+
+	private final String signingId;
+
+	/** Per key id, a MAC per thread: a {@link Mac} is not thread-safe. */
+	private final Map<String, ThreadLocal<Mac>> macs;
+
+	/**
+	 * The last token made and the last one read: reads that see the same position (all of
+	 * them, between two writes) share one MAC computation.
+	 */
+	private volatile Known lastMade = new Known(-1, null);
+
+	private volatile Known lastRead = new Known(-1, null);
+
+	/**
+	 * @param keys the token keys by id, the one that signs first (the ring of
+	 * {@code app.auth.token-keys}); each key verifies the tokens that name its id
+	 * @throws IllegalArgumentException if there is no key, or an id is not 1 to 64 of
+	 * {@code A-Z a-z 0-9 . _ -}
+	 */
+	public ConsistencyTokens(Map<String, byte[]> keys) {
+		if (keys.isEmpty()) {
+			throw new IllegalArgumentException("Consistency tokens need a key");
+		}
+		Map<String, ThreadLocal<Mac>> macs = new LinkedHashMap<>();
+		for (Map.Entry<String, byte[]> key : keys.entrySet()) {
+			if (!KEY_ID.matcher(key.getKey()).matches()) {
+				throw new IllegalArgumentException("A key id must be 1 to 64 of A-Z a-z 0-9 . _ -");
+			}
+			SecretKeySpec derived = new SecretKeySpec(
+					mac(new SecretKeySpec(key.getValue(), ALGORITHM)).doFinal(PURPOSE.getBytes(StandardCharsets.UTF_8)),
+					ALGORITHM);
+			macs.put(key.getKey(), ThreadLocal.withInitial(() -> mac(derived)));
+		}
+		this.macs = Map.copyOf(macs);
+		this.signingId = keys.keySet().iterator().next();
 	}
 
 	/**
 	 * Reads a token.
-	 * @param token sixteen hexadecimal digits (ASCII), as {@link #token} writes them
+	 * @param token a token this service made
 	 * @return the WAL offset
-	 * @throws IllegalArgumentException if it is not a token this service could have made
+	 * @throws IllegalArgumentException if this service did not make it, or made it with a
+	 * key it no longer holds
 	 */
-	public static long offset(String token) {
-		if (token.length() != LENGTH) {
-			throw new IllegalArgumentException("must be " + LENGTH + " hexadecimal digits");
+	public long offset(String token) {
+		Known read = this.lastRead;
+		if (token.equals(read.token())) {
+			return read.offset();
 		}
-		long offset = 0;
-		for (int i = 0; i < LENGTH; i++) {
-			char c = token.charAt(i);
-			int digit = (c >= '0' && c <= '9') ? c - '0'
-					: (c >= 'a' && c <= 'f') ? c - 'a' + 10 : (c >= 'A' && c <= 'F') ? c - 'A' + 10 : -1;
-			if (digit < 0) {
-				throw new IllegalArgumentException("must be " + LENGTH + " hexadecimal digits");
-			}
-			offset = (offset << 4) | digit;
+		int length = token.length();
+		int keyEnd = length - MAC_CHARACTERS - 1;
+		if (length > MAX_LENGTH || keyEnd <= DIGITS + 1 || token.charAt(DIGITS) != '.' || token.charAt(keyEnd) != '.') {
+			throw new IllegalArgumentException("is not a consistency token of this service");
 		}
-		if (offset < 0) {
-			throw new IllegalArgumentException("is beyond any WAL position");
+		long offset = digits(token);
+		ThreadLocal<Mac> mac = this.macs.get(token.substring(DIGITS + 1, keyEnd));
+		if (mac == null) {
+			throw new IllegalArgumentException("was signed with a key this service does not hold");
 		}
+		byte[] given;
+		try {
+			given = DECODER.decode(token.substring(keyEnd + 1));
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException("is not a consistency token of this service");
+		}
+		if (!MessageDigest.isEqual(given, sign(mac.get(), token.substring(0, DIGITS)))) {
+			throw new IllegalArgumentException("is not a consistency token of this service");
+		}
+		this.lastRead = new Known(offset, token);
 		return offset;
 	}
 
 	/**
-	 * Writes a token.
+	 * Writes a token, signed with the first key.
 	 * @param offset a WAL offset, not negative
-	 * @return sixteen lower-case hexadecimal digits
+	 * @return the token
 	 */
-	public static String token(long offset) {
+	public String token(long offset) {
+		Known made = this.lastMade;
+		if (made.offset() == offset) {
+			return made.token();
+		}
 		String hex = Long.toHexString(offset);
-		return "0".repeat(LENGTH - hex.length()) + hex;
+		String digits = "0".repeat(DIGITS - hex.length()) + hex;
+		String token = digits + "." + this.signingId + "."
+				+ ENCODER.encodeToString(sign(this.macs.get(this.signingId).get(), digits));
+		this.lastMade = new Known(offset, token);
+		return token;
 	}
 
 	/**
@@ -75,7 +165,7 @@ public final class ConsistencyTokens {
 	 * neither
 	 * @throws InvalidParameterException 400 if either is not a token this service made
 	 */
-	public static long required(HttpServletRequest request) {
+	public long required(HttpServletRequest request) {
 		long required = 0;
 		String header = request.getHeader(HEADER);
 		if (header != null) {
@@ -95,7 +185,7 @@ public final class ConsistencyTokens {
 	 * @param response the response, not yet committed
 	 * @param seen the WAL offset the read saw
 	 */
-	public static void afterRead(HttpServletRequest request, HttpServletResponse response, long seen) {
+	public void afterRead(HttpServletRequest request, HttpServletResponse response, long seen) {
 		response.setHeader(HEADER, token(seen));
 		Cookie cookie = cookie(request);
 		if (cookie != null && !sameOrLater(cookie.getValue(), seen)) {
@@ -108,12 +198,12 @@ public final class ConsistencyTokens {
 	 * @param response the response, not yet committed
 	 * @param written a WAL offset at or after the write's commit
 	 */
-	public static void afterWrite(HttpServletResponse response, long written) {
+	public void afterWrite(HttpServletResponse response, long written) {
 		response.setHeader(HEADER, token(written));
 		setCookie(response, written);
 	}
 
-	private static void setCookie(HttpServletResponse response, long position) {
+	private void setCookie(HttpServletResponse response, long position) {
 		// Not a secret and not a credential: a position any client may hold. HttpOnly
 		// and SameSite all the same, as nothing in a page needs to read it.
 		response.addHeader(HttpHeaders.SET_COOKIE,
@@ -125,12 +215,55 @@ public final class ConsistencyTokens {
 					.toString());
 	}
 
-	private static boolean sameOrLater(String token, long seen) {
+	private boolean sameOrLater(String token, long seen) {
 		try {
 			return offset(token) >= seen;
 		}
 		catch (IllegalArgumentException ex) {
 			return false;
+		}
+	}
+
+	private long parse(String token, String where) {
+		try {
+			return offset(token.strip());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidParameterException(where, ex.getMessage());
+		}
+	}
+
+	private static long digits(String token) {
+		long offset = 0;
+		for (int i = 0; i < DIGITS; i++) {
+			char c = token.charAt(i);
+			int digit = (c >= '0' && c <= '9') ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : -1;
+			if (digit < 0) {
+				throw new IllegalArgumentException("is not a consistency token of this service");
+			}
+			offset = (offset << 4) | digit;
+		}
+		if (offset < 0) {
+			throw new IllegalArgumentException("is not a consistency token of this service");
+		}
+		return offset;
+	}
+
+	private static byte[] sign(Mac mac, String digits) {
+		byte[] full = mac.doFinal(digits.getBytes(StandardCharsets.US_ASCII));
+		byte[] truncated = new byte[MAC_BYTES];
+		System.arraycopy(full, 0, truncated, 0, MAC_BYTES);
+		return truncated;
+	}
+
+	private static Mac mac(SecretKeySpec key) {
+		try {
+			Mac mac = Mac.getInstance(ALGORITHM);
+			mac.init(key);
+			return mac;
+		}
+		catch (GeneralSecurityException ex) {
+			throw new IllegalStateException("HMAC-SHA256 is not available", ex);
 		}
 	}
 
@@ -149,13 +282,8 @@ public final class ConsistencyTokens {
 		return null;
 	}
 
-	private static long parse(String token, String where) {
-		try {
-			return offset(token.strip());
-		}
-		catch (IllegalArgumentException ex) {
-			throw new InvalidParameterException(where, "is not a consistency token: " + ex.getMessage());
-		}
+	/** A token and the offset it carries. */
+	private record Known(long offset, String token) {
 	}
 
 }

@@ -4,6 +4,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import dev.highload.profiles.web.ProblemOutcome;
+import dev.highload.profiles.web.TestConsistencyTokens;
 import dev.highload.profiles.web.WebProperties;
 import org.junit.jupiter.api.Test;
 
@@ -12,6 +13,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.webmvc.test.autoconfigure.WebMvcTest;
 import org.springframework.context.annotation.ComponentScan;
 import org.springframework.context.annotation.FilterType;
+import org.springframework.context.annotation.Import;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.bean.override.mockito.MockitoBean;
 import org.springframework.test.web.servlet.assertj.MockMvcTester;
@@ -23,6 +25,7 @@ import static org.mockito.Mockito.never;
 import static org.mockito.Mockito.verify;
 
 /** What {@code POST /login} accepts, with the service mocked. */
+@Import(TestConsistencyTokens.class)
 @WebMvcTest(controllers = LoginController.class,
 		includeFilters = @ComponentScan.Filter(type = FilterType.REGEX,
 				pattern = "dev\\.highload\\.profiles\\.web\\.Strict(JsonConfiguration|ParameterBinding)"))

@@ -1,12 +1,14 @@
 package dev.highload.profiles.failure;
 
 import java.net.URI;
+import java.util.Map;
 import java.util.UUID;
 
 import dev.highload.profiles.auth.AuthFailures;
 import dev.highload.profiles.database.DatabaseFailureFixtures;
 import dev.highload.profiles.routing.WalPosition;
 import dev.highload.profiles.user.UserFailures;
+import dev.highload.profiles.web.ConsistencyTokens;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.http.ProblemDetail;
@@ -22,7 +24,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class FailureAnswersTests {
 
-	private final FailureAnswers answers = new FailureAnswers();
+	private final ConsistencyTokens tokens = new ConsistencyTokens(Map.of("k1", new byte[32]));
+
+	private final FailureAnswers answers = new FailureAnswers(this.tokens);
 
 	private final MockHttpServletRequest request = new MockHttpServletRequest("POST", "/user/register");
 
@@ -81,7 +85,7 @@ class FailureAnswersTests {
 		ResponseEntity<ProblemDetail> answer = this.answers
 			.userNotFound(UserFailures.notFound(id, new WalPosition(0x16B3748L)), this.request);
 		assertAnswer(answer, 404, "User not found", "No user with id " + id);
-		assertThat(answer.getHeaders().getFirst("Consistency-Token")).isEqualTo("00000000016b3748");
+		assertThat(this.tokens.offset(answer.getHeaders().getFirst("Consistency-Token"))).isEqualTo(0x16B3748L);
 	}
 
 	@Test

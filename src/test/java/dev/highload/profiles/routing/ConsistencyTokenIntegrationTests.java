@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.highload.profiles.ApiClient;
 import dev.highload.profiles.ClusterNodes;
@@ -54,6 +55,12 @@ class ConsistencyTokenIntegrationTests {
 
 	@Autowired
 	MeterRegistry meterRegistry;
+
+	@Autowired
+	ConsistencyTokens tokens;
+
+	@Autowired
+	Nodes nodes;
 
 	ApiClient api;
 
@@ -191,28 +198,84 @@ class ConsistencyTokenIntegrationTests {
 		ApiClient.Response read = this.api.get("/user/" + id, "Cookie", "consistency_token=" + written);
 		assertThat(read.status()).isEqualTo(200);
 		String seen = read.headers().firstValue(TOKEN).orElseThrow();
-		assertThat(ConsistencyTokens.offset(seen)).as(seen + " after " + written)
-			.isGreaterThanOrEqualTo(ConsistencyTokens.offset(written));
+		assertThat(this.tokens.offset(seen)).as(seen + " after " + written)
+			.isGreaterThanOrEqualTo(this.tokens.offset(written));
 		ApiClient.Response unknown = this.api.get("/user/" + oldId(), TOKEN, seen);
 		assertThat(unknown.status()).isEqualTo(404);
-		assertThat(ConsistencyTokens.offset(unknown.headers().firstValue(TOKEN).orElseThrow()))
+		assertThat(this.tokens.offset(unknown.headers().firstValue(TOKEN).orElseThrow()))
 			.as("a 404 is a read with a position too")
-			.isGreaterThanOrEqualTo(ConsistencyTokens.offset(seen));
+			.isGreaterThanOrEqualTo(this.tokens.offset(seen));
 	}
 
 	@Test
 	void aTokenBeyondThePrimaryIsTakenAsThePrimarysPosition() {
 		String id = this.api.register("Token", ApiClient.uniqueName(), "secret-password").toString();
 		long started = System.nanoTime();
-		ApiClient.Response read = this.api.get("/user/" + id, TOKEN, "7fffffffffffffff");
+		ApiClient.Response read = this.api.get("/user/" + id, TOKEN, this.tokens.token(Long.MAX_VALUE));
 		assertThat(read.status()).isEqualTo(200);
-		assertThat(ConsistencyTokens.offset(read.headers().firstValue(TOKEN).orElseThrow())).isLessThan(Long.MAX_VALUE);
+		assertThat(this.tokens.offset(read.headers().firstValue(TOKEN).orElseThrow())).isLessThan(Long.MAX_VALUE);
 		assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(2));
+	}
+
+	/**
+	 * Issue 35: a client that names a position no replica has would send its reads to the
+	 * primary; tokens are signed, so one it made up is refused before anything is read.
+	 */
+	@Test
+	void forgedTokensAre400AndReachNoNodeWhileRegistrationsGoOn() throws Exception {
+		this.cluster.awaitReplicasCaughtUp(Duration.ofSeconds(60));
+		String real = this.api.get("/user/" + oldId()).headers().firstValue(TOKEN).orElseThrow();
+		String mac = real.substring(real.lastIndexOf('.') + 1);
+		String keyId = real.substring(17, real.lastIndexOf('.'));
+		List<String> forged = List.of("7fffffffffffffff", "7fffffffffffffff." + keyId + "." + mac,
+				"7fffffffffffffff." + keyId + ".AAAAAAAAAAAAAAAAAAAAAA", real.substring(0, 16) + ".other." + mac);
+		long readsBefore = calls("primary", USER_READS);
+		double primaryBefore = counter("profiles.reads.primary");
+		int requests = 2000;
+		int registered;
+		ExecutorService clients = Executors.newFixedThreadPool(200);
+		ExecutorService registering = Executors.newSingleThreadExecutor();
+		try {
+			AtomicBoolean flooded = new AtomicBoolean();
+			Future<Integer> registrations = registering.submit(() -> {
+				int made = 0;
+				while (!flooded.get() && made < 200) {
+					this.api.register("Forged", ApiClient.uniqueName(), "secret-password");
+					made++;
+				}
+				return made;
+			});
+			List<Future<ApiClient.Response>> answers = new ArrayList<>();
+			for (int i = 0; i < requests; i++) {
+				String token = forged.get(i % forged.size());
+				answers.add(clients.submit(() -> this.api.get("/user/" + oldId(), TOKEN, token)));
+			}
+			for (Future<ApiClient.Response> answer : answers) {
+				ApiClient.Response response = answer.get();
+				assertThat(response.status()).as(response.body()).isEqualTo(400);
+				assertThat(response.body()).contains(TOKEN);
+			}
+			flooded.set(true);
+			registered = registrations.get();
+			assertThat(registered).isPositive();
+		}
+		finally {
+			clients.shutdownNow();
+			registering.shutdownNow();
+		}
+		// A registration with an Idempotency-Key looks its key up on the primary, joined
+		// to
+		// users; a forged token that reached a node would add up to 2,000.
+		assertThat(calls("primary", USER_READS) - readsBefore).as("reads of users on the primary")
+			.isLessThanOrEqualTo(registered);
+		assertThat(counter("profiles.reads.primary") - primaryBefore).isZero();
+		assertThat(this.nodes.readable()).as("no replica marked down").allMatch(Node::available);
 	}
 
 	@Test
 	void aMalformedTokenIs400() {
-		for (String token : List.of("", "xyz", "0/16B3748", "00000000016b37480", "ffffffffffffffff")) {
+		for (String token : List.of("", "xyz", "0/16B3748", "00000000016b37480", "ffffffffffffffff",
+				"7fffffffffffffff")) {
 			ApiClient.Response read = this.api.get("/user/" + oldId(), TOKEN, token);
 			assertThat(read.status()).as(token).isEqualTo(400);
 			assertThat(read.body()).contains(TOKEN);

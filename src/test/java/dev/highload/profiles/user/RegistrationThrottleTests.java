@@ -6,6 +6,7 @@ import dev.highload.profiles.auth.RegistrationThrottle;
 import dev.highload.profiles.auth.ThrottleProperties;
 import dev.highload.profiles.auth.TokenService;
 import dev.highload.profiles.routing.WalPosition;
+import dev.highload.profiles.web.TestConsistencyTokens;
 import dev.highload.profiles.web.WebProperties;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -36,7 +37,7 @@ import static org.mockito.Mockito.verify;
  */
 @WebMvcTest(UserController.class)
 @EnableConfigurationProperties({ WebProperties.class, ThrottleProperties.class })
-@Import({ RegistrationThrottle.class, RegistrationThrottleTests.Infrastructure.class })
+@Import({ RegistrationThrottle.class, RegistrationThrottleTests.Infrastructure.class, TestConsistencyTokens.class })
 @TestPropertySource(
 		properties = { "app.auth.throttle.registrations-per-address=3", "app.auth.throttle.registration-window=10m" })
 class RegistrationThrottleTests {

@@ -15,6 +15,7 @@ import dev.highload.profiles.database.DatabaseFailures;
 import dev.highload.profiles.routing.Positioned;
 import dev.highload.profiles.routing.WalPosition;
 import dev.highload.profiles.web.ProblemOutcome;
+import dev.highload.profiles.web.TestConsistencyTokens;
 import dev.highload.profiles.web.UnstorableText;
 import dev.highload.profiles.web.WebProperties;
 import org.junit.jupiter.api.BeforeEach;
@@ -28,6 +29,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.webmvc.test.autoconfigure.WebMvcTest;
 import org.springframework.context.annotation.ComponentScan;
 import org.springframework.context.annotation.FilterType;
+import org.springframework.context.annotation.Import;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.bean.override.mockito.MockitoBean;
@@ -50,6 +52,7 @@ import static org.mockito.Mockito.verify;
  */
 // The slice includes the web package's filters, interceptors and advice, but not its
 // configuration classes: the JSON rules are added, so bodies are read as in the service.
+@Import(TestConsistencyTokens.class)
 @WebMvcTest(controllers = UserController.class,
 		includeFilters = @ComponentScan.Filter(type = FilterType.REGEX,
 				pattern = "dev\\.highload\\.profiles\\.web\\.Strict(JsonConfiguration|ParameterBinding)"))

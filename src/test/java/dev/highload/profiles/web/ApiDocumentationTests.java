@@ -38,7 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @ImportAutoConfiguration({ SpringDocConfiguration.class, SpringDocConfigProperties.class,
 		SpringDocWebMvcConfiguration.class })
 @EnableConfigurationProperties(WebProperties.class)
-@Import({ ApiDocumentation.class, ApiDocumentationTests.Documented.class })
+@Import({ ApiDocumentation.class, ApiDocumentationTests.Documented.class, TestConsistencyTokens.class })
 class ApiDocumentationTests {
 
 	@Autowired

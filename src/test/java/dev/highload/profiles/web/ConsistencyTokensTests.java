@@ -1,5 +1,15 @@
 package dev.highload.profiles.web;
 
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -15,67 +25,118 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 
 class ConsistencyTokensTests {
 
+	private static final byte[] KEY = key(7);
+
+	private final ConsistencyTokens tokens = new ConsistencyTokens(Map.of("k1", KEY));
+
 	@Test
-	void aTokenIsSixteenHexDigitsAndReadsBackAsTheSameOffset() {
-		assertThat(ConsistencyTokens.token(0x1_6B37_48D8L)).isEqualTo("000000016b3748d8");
-		assertThat(ConsistencyTokens.offset("000000016b3748d8")).isEqualTo(0x1_6B37_48D8L);
-		assertThat(ConsistencyTokens.offset("000000016B3748D8")).isEqualTo(0x1_6B37_48D8L);
-		assertThat(ConsistencyTokens.token(0)).isEqualTo("0000000000000000");
-		assertThat(ConsistencyTokens.offset(ConsistencyTokens.token(Long.MAX_VALUE))).isEqualTo(Long.MAX_VALUE);
+	void aTokenIsTheOffsetInSixteenHexDigitsTheKeyIdAndAMacAndReadsBackAsTheSameOffset() {
+		String token = this.tokens.token(0x1_6B37_48D8L);
+		assertThat(token).matches(ConsistencyTokens.PATTERN).startsWith("000000016b3748d8.k1.");
+		assertThat(this.tokens.offset(token)).isEqualTo(0x1_6B37_48D8L);
+		assertThat(this.tokens.token(0)).startsWith("0000000000000000.k1.");
+		assertThat(this.tokens.offset(this.tokens.token(Long.MAX_VALUE))).isEqualTo(Long.MAX_VALUE);
+		assertThat(new ConsistencyTokens(Map.of("k1", KEY)).offset(token)).as("another instance with the same key")
+			.isEqualTo(0x1_6B37_48D8L);
+	}
+
+	@Test
+	void aTokenWithAnotherPositionOrMacIsRefused() {
+		String token = this.tokens.token(0x1_6B37_48D8L);
+		String mac = token.substring(token.lastIndexOf('.') + 1);
+		assertThatIllegalArgumentException().as("the position moved")
+			.isThrownBy(() -> this.tokens.offset("7fffffffffffffff.k1." + mac));
+		char last = mac.charAt(mac.length() - 1);
+		String tampered = token.substring(0, token.length() - 1) + ((last == 'A') ? 'B' : 'A');
+		assertThatIllegalArgumentException().as("the MAC changed").isThrownBy(() -> this.tokens.offset(tampered));
+	}
+
+	@Test
+	void aTokenOfAnotherKeyIsRefusedAndOneOfAnOlderKeyOfTheRingIsRead() {
+		ConsistencyTokens other = new ConsistencyTokens(Map.of("k1", key(8)));
+		assertThatIllegalArgumentException().isThrownBy(() -> this.tokens.offset(other.token(300)));
+		Map<String, byte[]> rotated = new LinkedHashMap<>();
+		rotated.put("k2", key(9));
+		rotated.put("k1", KEY);
+		ConsistencyTokens ring = new ConsistencyTokens(rotated);
+		assertThat(ring.offset(this.tokens.token(300))).isEqualTo(300);
+		assertThat(ring.token(300)).startsWith("000000000000012c.k2.");
+		assertThatIllegalArgumentException().as("k2 is unknown to the old ring")
+			.isThrownBy(() -> this.tokens.offset(ring.token(400)))
+			.withMessageContaining("key");
+	}
+
+	@Test
+	void theMacIsNotTheBearerTokensSignatureOverTheSameBytes() throws Exception {
+		String token = this.tokens.token(300);
+		Mac plain = Mac.getInstance("HmacSHA256");
+		plain.init(new SecretKeySpec(KEY, "HmacSHA256"));
+		byte[] direct = Arrays.copyOf(plain.doFinal(token.substring(0, 16).getBytes(StandardCharsets.US_ASCII)), 16);
+		assertThat(token).doesNotEndWith(Base64.getUrlEncoder().withoutPadding().encodeToString(direct));
 	}
 
 	@ParameterizedTest
-	@ValueSource(strings = { "", "1/6B3748D8", "16b3748d8", "000000016b3748d80", "000000016b3748dg", "+00000016b3748d8",
-			"ffffffffffffffff", "8000000000000000", "00000000000000٣٤" })
+	@ValueSource(strings = { "", "1/6B3748D8", "16b3748d8", "000000016b3748d8", "000000016B3748D8", "000000016b3748d80",
+			"000000016b3748dg.k1.AAAAAAAAAAAAAAAAAAAAAA", "000000016b3748d8..AAAAAAAAAAAAAAAAAAAAAA",
+			"000000016b3748d8.k1.AAAAAAAAAAAAAAAAAAAAA", "000000016b3748d8.k1.AAAAAAAAAAAAAAAAAAAA+A",
+			"ffffffffffffffff.k1.AAAAAAAAAAAAAAAAAAAAAA", "00000000000000٣٤.k1.AAAAAAAAAAAAAAAAAAAAAA" })
 	void anythingElseIsNotAToken(String token) {
-		assertThatIllegalArgumentException().isThrownBy(() -> ConsistencyTokens.offset(token));
+		assertThatIllegalArgumentException().isThrownBy(() -> this.tokens.offset(token));
+	}
+
+	@Test
+	void aRingNeedsAKeyAndIdsOfTheKeyRingsForm() {
+		assertThatIllegalArgumentException().isThrownBy(() -> new ConsistencyTokens(Map.of()));
+		assertThatIllegalArgumentException().isThrownBy(() -> new ConsistencyTokens(Map.of("k 1", KEY)));
 	}
 
 	@Test
 	void aRequestRequiresTheLaterOfItsHeaderAndCookie() {
 		MockHttpServletRequest request = new MockHttpServletRequest();
-		assertThat(ConsistencyTokens.required(request)).isZero();
-		request.addHeader(ConsistencyTokens.HEADER, " " + ConsistencyTokens.token(300) + " ");
-		assertThat(ConsistencyTokens.required(request)).isEqualTo(300);
+		assertThat(this.tokens.required(request)).isZero();
+		request.addHeader(ConsistencyTokens.HEADER, " " + this.tokens.token(300) + " ");
+		assertThat(this.tokens.required(request)).isEqualTo(300);
 		request.addHeader("Cookie", "x=1");
-		request.setCookies(new Cookie(ConsistencyTokens.COOKIE, ConsistencyTokens.token(500)));
-		assertThat(ConsistencyTokens.required(request)).isEqualTo(500);
+		request.setCookies(new Cookie(ConsistencyTokens.COOKIE, this.tokens.token(500)));
+		assertThat(this.tokens.required(request)).isEqualTo(500);
 	}
 
 	@Test
-	void aMalformedTokenIs400NamingWhereItCameFrom() {
-		MockHttpServletRequest request = new MockHttpServletRequest();
-		request.addHeader(ConsistencyTokens.HEADER, "0/16B3748");
-		assertThatExceptionOfType(InvalidParameterException.class).isThrownBy(() -> ConsistencyTokens.required(request))
-			.satisfies((ex) -> assertThat(ex.getBody().getDetail()).contains(ConsistencyTokens.HEADER));
+	void aMalformedOrForgedTokenIs400NamingWhereItCameFrom() {
+		for (String token : List.of("0/16B3748", "7fffffffffffffff")) {
+			MockHttpServletRequest request = new MockHttpServletRequest();
+			request.addHeader(ConsistencyTokens.HEADER, token);
+			assertThatExceptionOfType(InvalidParameterException.class).isThrownBy(() -> this.tokens.required(request))
+				.satisfies((ex) -> assertThat(ex.getBody().getDetail()).contains(ConsistencyTokens.HEADER));
+		}
 	}
 
 	@Test
 	void aReadSetsTheCookieOnlyWhenTheRequestHadOneAndThePositionMoved() {
 		MockHttpServletRequest without = new MockHttpServletRequest();
 		MockHttpServletResponse response = new MockHttpServletResponse();
-		ConsistencyTokens.afterRead(without, response, 700);
-		assertThat(response.getHeader(ConsistencyTokens.HEADER)).isEqualTo(ConsistencyTokens.token(700));
+		this.tokens.afterRead(without, response, 700);
+		assertThat(response.getHeader(ConsistencyTokens.HEADER)).isEqualTo(this.tokens.token(700));
 		assertThat(response.getHeaders("Set-Cookie")).isEmpty();
 
-		MockHttpServletRequest behind = withCookie(ConsistencyTokens.token(600));
+		MockHttpServletRequest behind = withCookie(this.tokens.token(600));
 		response = new MockHttpServletResponse();
-		ConsistencyTokens.afterRead(behind, response, 700);
-		assertThat(response.getHeader("Set-Cookie")).startsWith("consistency_token=" + ConsistencyTokens.token(700))
+		this.tokens.afterRead(behind, response, 700);
+		assertThat(response.getHeader("Set-Cookie")).startsWith("consistency_token=" + this.tokens.token(700))
 			.contains("HttpOnly", "SameSite=Lax", "Path=/");
 
-		MockHttpServletRequest ahead = withCookie(ConsistencyTokens.token(800));
+		MockHttpServletRequest ahead = withCookie(this.tokens.token(800));
 		response = new MockHttpServletResponse();
-		ConsistencyTokens.afterRead(ahead, response, 700);
+		this.tokens.afterRead(ahead, response, 700);
 		assertThat(response.getHeaders("Set-Cookie")).isEmpty();
 	}
 
 	@Test
 	void aWriteAlwaysSetsTheCookie() {
 		MockHttpServletResponse response = new MockHttpServletResponse();
-		ConsistencyTokens.afterWrite(response, 900);
-		assertThat(response.getHeader(ConsistencyTokens.HEADER)).isEqualTo(ConsistencyTokens.token(900));
-		assertThat(response.getHeader("Set-Cookie")).startsWith("consistency_token=" + ConsistencyTokens.token(900));
+		this.tokens.afterWrite(response, 900);
+		assertThat(response.getHeader(ConsistencyTokens.HEADER)).isEqualTo(this.tokens.token(900));
+		assertThat(response.getHeader("Set-Cookie")).startsWith("consistency_token=" + this.tokens.token(900));
 	}
 
 	private static MockHttpServletRequest withCookie(String token) {
@@ -83,6 +144,12 @@ class ConsistencyTokensTests {
 		request.addHeader("Cookie", ConsistencyTokens.COOKIE + "=" + token);
 		request.setCookies(new Cookie(ConsistencyTokens.COOKIE, token));
 		return request;
+	}
+
+	private static byte[] key(int fill) {
+		byte[] key = new byte[32];
+		Arrays.fill(key, (byte) fill);
+		return key;
 	}
 
 }

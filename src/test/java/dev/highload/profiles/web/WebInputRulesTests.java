@@ -45,7 +45,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 				pattern = "dev\\.highload\\.profiles\\.web\\.Strict(JsonConfiguration|ParameterBinding)"),
 		properties = "app.web.max-request-body=256B")
 @EnableConfigurationProperties(WebProperties.class)
-@Import(WebInputRulesTests.Probe.class)
+@Import({ WebInputRulesTests.Probe.class, TestConsistencyTokens.class })
 class WebInputRulesTests {
 
 	private static final String ID = "0190f3c2-7b1e-7a3d-9c4e-1234567890ab";
