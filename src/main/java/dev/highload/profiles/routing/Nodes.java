@@ -10,6 +10,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.highload.profiles.database.DatabaseFailures;
 import dev.highload.profiles.database.NodePools;
 
 import org.springframework.context.SmartLifecycle;
@@ -81,7 +82,12 @@ final class Nodes implements SmartLifecycle {
 	}
 
 	/**
-	 * Reads a node's position and role; false, and the node down, if it did not answer.
+	 * Reads a node's position and role; false if it did not answer, and the node down if
+	 * that was because its connection broke or could not be made
+	 * ({@link DatabaseFailures#isBrokenConnection}). A pool that had no connection free
+	 * in time, or a statement that was cancelled, says the node is busy, not that it is
+	 * gone: taking it out of reading would push its reads onto the others and the primary
+	 * just when they are busiest.
 	 */
 	boolean probe(Node node) {
 		try {
@@ -91,7 +97,9 @@ final class Nodes implements SmartLifecycle {
 			return true;
 		}
 		catch (SQLException | RuntimeException ex) {
-			node.down(ex);
+			if (DatabaseFailures.isBrokenConnection(ex)) {
+				node.down(ex);
+			}
 			return false;
 		}
 	}
