@@ -72,11 +72,13 @@ class AbuseIntegrationTests {
 	@BeforeEach
 	void client() {
 		this.api = new ApiClient(this.port);
-		this.perAccount = this.throttle.loginFailuresPerAccount();
+		this.perAccount = this.throttle.loginFailuresPerAccountAndAddress();
 		this.perAddress = this.throttle.loginFailuresPerAddress();
 		this.window = this.throttle.loginWindow();
 		assertThat(this.perAccount).as("the test profile's limits").isBetween(2, 20);
 		assertThat(this.perAddress).isBetween(this.perAccount + 1, 50);
+		assertThat(this.throttle.loginFailuresPerAccount()).as("the account's ceiling")
+			.isBetween(this.perAccount + 1, 2 * this.perAccount + 2);
 		assertThat(this.throttle.accountDelay()).as("what the test waits").isEqualTo(Duration.ofSeconds(1));
 		assertThat(this.throttle.maxAccountDelay()).isGreaterThanOrEqualTo(Duration.ofSeconds(2));
 	}
@@ -109,6 +111,38 @@ class AbuseIntegrationTests {
 		// The owner, who waits as told, gets in: the failures were no lockout.
 		Thread.sleep(retryAfter(longer) * 1000);
 		assertThat(client.login(id, "secret-password").status()).isEqualTo(200);
+	}
+
+	/**
+	 * Issue 35: the delays are the failing client's, so someone who fails on an id from
+	 * one address does not keep its owner, on another, out; past the account's ceiling,
+	 * failures from many addresses make every client wait.
+	 */
+	@Test
+	void oneClientsFailuresDelayThatClientAloneUntilTheAccountsCeiling() {
+		UUID id = this.api.register(ApiClient.uniqueName(), ApiClient.uniqueName(), "secret-password");
+		RawClient attacker = new RawClient("127.0.0.31", this.port);
+		for (int i = 0; i < this.perAccount; i++) {
+			assertThat(attacker.login(id, "wrong-password").status()).as("failure %d", i + 1).isEqualTo(401);
+		}
+		assertThat(attacker.login(id, "wrong-password").status()).isEqualTo(429);
+		assertThat(new RawClient("127.0.0.32", this.port).login(id, "secret-password").status())
+			.as("the owner, on another address")
+			.isEqualTo(200);
+		// The owner's login cleared the id's failures; now failures from two more
+		// addresses pass the ceiling, and a fourth address waits too.
+		int ceiling = this.throttle.loginFailuresPerAccount();
+		int failed = 0;
+		for (String address : List.of("127.0.0.33", "127.0.0.34", "127.0.0.35")) {
+			RawClient client = new RawClient(address, this.port);
+			for (int i = 0; i < this.perAccount && failed < ceiling; i++, failed++) {
+				assertThat(client.login(id, "wrong-password").status()).as("%s, failure %d", address, i + 1)
+					.isEqualTo(401);
+			}
+		}
+		ApiClient.Response waits = new RawClient("127.0.0.36", this.port).login(id, "secret-password");
+		assertThat(waits.status()).as("past the ceiling").isEqualTo(429);
+		assertThat(retryAfter(waits)).isEqualTo(1);
 	}
 
 	@Test

@@ -30,10 +30,13 @@ class LoginController {
 			description = "Unknown ids and wrong passwords get the same 401. After "
 					+ "app.auth.throttle.login-failures-per-address failures from one client (default 50) in "
 					+ "app.auth.throttle.login-window (default 15 minutes), every login from that client gets 429 "
-					+ "until the window ends. After app.auth.throttle.login-failures-per-account failures for one id "
-					+ "(default 10) in the window, each further attempt for that id must wait a delay after its last "
-					+ "failure (1 s, doubling with each failure, at most 30 s); an attempt inside the delay gets 429 "
-					+ "with the seconds left in Retry-After. A successful login clears the id's failures.")
+					+ "until the window ends. After app.auth.throttle.login-failures-per-account-and-address "
+					+ "failures for one id from one client (default 10) in the window, that client's further "
+					+ "attempts for that id must wait a delay after its last failure (1 s, doubling with each "
+					+ "failure, at most 30 s); past app.auth.throttle.login-failures-per-account failures for the "
+					+ "id from all clients (default 100), every client does. An attempt inside a delay gets 429 "
+					+ "with the seconds left in Retry-After, and counts towards the client's limit. A successful "
+					+ "login clears the id's failures.")
 	@PostMapping("/login")
 	@ConsistentRead
 	@ProblemResponses({ 400, 401, 413, 415, 429, 503 })

@@ -9,14 +9,19 @@ import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.stereotype.Component;
 
 /**
- * Brute-force protection for {@code POST /login}: failed logins per client address (a
- * hard limit per window: it stops one client) and per account (growing delays, never a
- * lockout: see {@link ThrottleProperties}). Every attempt is counted before its password
- * is checked (and taken back when it succeeds), so a refused attempt costs no hashing and
- * concurrent attempts cannot slip past a limit or a delay together.
+ * Brute-force protection for {@code POST /login} (see {@link ThrottleProperties}): a hard
+ * limit of failed logins per client address (it stops one client), growing delays per
+ * account and client (one client's failures slow that client alone on that account), and
+ * the same delays per account past a higher ceiling (against guessing from many clients).
+ * Never a lockout. Every attempt is counted before its password is checked (and taken
+ * back when it succeeds), so a refused attempt costs no hashing and concurrent attempts
+ * cannot slip past a limit or a delay together; an attempt refused for a delay still
+ * counts towards its client's limit, so knocking is not free.
  */
 @Component
 class LoginThrottle {
+
+	private final AttemptLimiter pairs;
 
 	private final AttemptLimiter accounts;
 
@@ -25,6 +30,8 @@ class LoginThrottle {
 	private final Counter rejected;
 
 	LoginThrottle(ThrottleProperties properties, Clock clock, MeterRegistry meterRegistry) {
+		this.pairs = new AttemptLimiter(properties.loginFailuresPerAccountAndAddress(), properties.loginWindow(),
+				properties.accountDelay(), properties.maxAccountDelay(), properties.maxTracked(), clock);
 		this.accounts = new AttemptLimiter(properties.loginFailuresPerAccount(), properties.loginWindow(),
 				properties.accountDelay(), properties.maxAccountDelay(), properties.maxTracked(), clock);
 		this.addresses = new AttemptLimiter(properties.loginFailuresPerAddress(), properties.loginWindow(),
@@ -36,20 +43,26 @@ class LoginThrottle {
 	}
 
 	/**
-	 * Counts an attempt for the account and the client.
+	 * Counts an attempt for the client, the account from that client, and the account.
 	 * @param account the id tried
 	 * @param remoteAddress the client's address ({@code getRemoteAddr()})
-	 * @throws TooManyAttemptsException if the client has no attempts left or the account
-	 * must still wait
+	 * @throws TooManyAttemptsException if the client has no attempts left, or must still
+	 * wait on this account, or the account must
 	 */
 	void acquire(UUID account, String remoteAddress) {
 		String address = ClientAddress.key(remoteAddress);
+		String id = account.toString();
+		String pair = pair(id, address);
 		long wait = this.addresses.tryAcquire(address);
 		if (wait == 0) {
-			wait = this.accounts.tryAcquire(account.toString());
-			if (wait != 0) {
-				this.addresses.release(address);
+			wait = this.pairs.tryAcquire(pair);
+			if (wait == 0) {
+				wait = this.accounts.tryAcquire(id);
+				if (wait != 0) {
+					this.pairs.release(pair);
+				}
 			}
+			// A refusal keeps its place in the client's count.
 		}
 		if (wait != 0) {
 			this.rejected.increment();
@@ -58,18 +71,26 @@ class LoginThrottle {
 	}
 
 	/**
-	 * The attempt succeeded: the account's failures are forgotten, and the client's count
-	 * gets this attempt back.
+	 * The attempt succeeded: the account's failures are forgotten, from this client and
+	 * from all, and the client's count gets this attempt back.
 	 */
 	void succeeded(UUID account, String remoteAddress) {
+		String address = ClientAddress.key(remoteAddress);
+		this.pairs.reset(pair(account.toString(), address));
 		this.accounts.reset(account.toString());
-		this.addresses.release(ClientAddress.key(remoteAddress));
+		this.addresses.release(address);
 	}
 
 	/** The attempt was not made after all (the hashing queue was full). */
 	void abandoned(UUID account, String remoteAddress) {
+		String address = ClientAddress.key(remoteAddress);
+		this.pairs.release(pair(account.toString(), address));
 		this.accounts.release(account.toString());
-		this.addresses.release(ClientAddress.key(remoteAddress));
+		this.addresses.release(address);
+	}
+
+	private static String pair(String account, String address) {
+		return account + ' ' + address;
 	}
 
 }

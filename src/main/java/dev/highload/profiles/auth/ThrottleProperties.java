@@ -17,28 +17,35 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * 429 with Retry-After until the window that started with the first counted attempt ends.
  * <p>
  * An account is never locked: that would let anyone who knows a user id (and
- * {@code /user/search} lists them) lock its owner out. Its first failures cost nothing;
- * past them, each attempt must wait a delay after the account's last failure, which
- * doubles with each further failure (OWASP, Authentication and Credential Stuffing
- * Prevention cheat sheets). An attempt inside the delay gets 429 with Retry-After, costs
- * no password hash and does not extend the delay; a successful login clears the account's
- * failures.
+ * {@code /user/search} lists them) lock its owner out. Delays are kept per account and
+ * client: a client's first failures on an id cost nothing; past them, its next attempt on
+ * that id must wait a delay after its last failure there, which doubles with each further
+ * failure (OWASP, Authentication and Credential Stuffing Prevention cheat sheets). So one
+ * client's failures slow that client alone, and an owner on another client logs in at
+ * once. Against guessing from many clients at once, the account has a higher ceiling:
+ * past it, every client waits the account's own delay. An attempt inside a delay gets 429
+ * with Retry-After and costs no password hash, but it is not free: it counts towards the
+ * client's own limit, and a successful login clears the id's failures.
  *
- * @param loginFailuresPerAccount failed logins for one user id in a login window that
- * cost no delay; unknown ids are counted the same way, so the answer never tells whether
- * an id exists
+ * @param loginFailuresPerAccountAndAddress failed logins for one user id from one client
+ * in a login window that cost no delay; unknown ids are counted the same way, so the
+ * answer never tells whether an id exists
+ * @param loginFailuresPerAccount failed logins for one user id from all clients together
+ * in a login window before every client waits the account's delay: the ceiling against
+ * guessing from many addresses, high enough that one client (held to
+ * {@code loginFailuresPerAddress}) cannot reach it
  * @param loginFailuresPerAddress failed logins allowed from one client in a login window,
  * whatever the ids
  * @param loginWindow the login window; when it ends, a client's or an account's count
  * starts afresh
- * @param accountDelay the wait after the failure that used up the account's free
- * failures; each further failure doubles it
- * @param maxAccountDelay the longest wait between two attempts on one account. 30 s keeps
- * guessing slow (at this cap an account takes at most about 2 guesses a minute, besides
- * the free failures of each window, from all clients together) while the owner, who waits
- * as Retry-After says, waits at most that long after someone else's failures; a longer
- * cap would slow guessing further but turn the delay back into a short lockout that
- * anyone who knows the id could impose
+ * @param accountDelay the wait after the failure that used up a client's free failures on
+ * an account (or the account's, past its ceiling); each further failure doubles it
+ * @param maxAccountDelay the longest wait between two attempts of a client on one account
+ * (and, past the ceiling, of all clients on it). 30 s keeps guessing slow (at this cap a
+ * client takes about 2 guesses a minute on an account, and past the ceiling all clients
+ * together do, besides the free failures of each window) while nobody who waits as
+ * Retry-After says waits longer than that; a longer cap would slow guessing further but
+ * turn the delay back into a short lockout
  * @param registrationsPerAddress registrations from one client in a registration window
  * @param registrationWindow the registration window
  * @param maxTracked the most accounts, and separately the most clients, whose counts are
@@ -46,14 +53,15 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * whatever ids and addresses an attacker sends
  */
 @ConfigurationProperties("app.auth.throttle")
-public record ThrottleProperties(@DefaultValue("10") int loginFailuresPerAccount,
-		@DefaultValue("50") int loginFailuresPerAddress, @DefaultValue("15m") Duration loginWindow,
-		@DefaultValue("1s") Duration accountDelay, @DefaultValue("30s") Duration maxAccountDelay,
-		@DefaultValue("20") int registrationsPerAddress, @DefaultValue("1h") Duration registrationWindow,
-		@DefaultValue("50000") int maxTracked) {
+public record ThrottleProperties(@DefaultValue("10") int loginFailuresPerAccountAndAddress,
+		@DefaultValue("100") int loginFailuresPerAccount, @DefaultValue("50") int loginFailuresPerAddress,
+		@DefaultValue("15m") Duration loginWindow, @DefaultValue("1s") Duration accountDelay,
+		@DefaultValue("30s") Duration maxAccountDelay, @DefaultValue("20") int registrationsPerAddress,
+		@DefaultValue("1h") Duration registrationWindow, @DefaultValue("50000") int maxTracked) {
 
 	public ThrottleProperties {
-		if (loginFailuresPerAccount < 0 || loginFailuresPerAddress < 0 || registrationsPerAddress < 0) {
+		if (loginFailuresPerAccountAndAddress < 0 || loginFailuresPerAccount < 0 || loginFailuresPerAddress < 0
+				|| registrationsPerAddress < 0) {
 			throw new IllegalArgumentException("app.auth.throttle limits must be 0 (off) or positive");
 		}
 		if (loginWindow.isNegative() || loginWindow.isZero() || registrationWindow.isNegative()

@@ -14,9 +14,10 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
- * The per-account growing delays and the per-address limit of {@code POST /login}, on a
- * clock the test moves: 3 free failures per account, then 1 s doubling up to 8 s; 20
- * failures per address; 15-minute windows.
+ * The growing delays per account and client, the account's ceiling and the per-address
+ * limit of {@code POST /login}, on a clock the test moves: 3 free failures per account
+ * and client, then 1 s doubling up to 8 s; 6 per account from all clients; 100 attempts
+ * per address; 15-minute windows.
  */
 class LoginThrottleTests {
 
@@ -65,11 +66,11 @@ class LoginThrottleTests {
 		this.clock.advance(Duration.ofSeconds(1));
 		assertThat(attempt(this.account)).isZero();
 		// Now 2 s from that failure: knocking all through the delay changes nothing.
-		for (int i = 0; i < 199; i++) {
+		for (int i = 0; i < 39; i++) {
 			assertThat(attempt(this.account)).isBetween(1L, 2L);
-			this.clock.advance(Duration.ofMillis(10));
+			this.clock.advance(Duration.ofMillis(50));
 		}
-		this.clock.advance(Duration.ofMillis(10));
+		this.clock.advance(Duration.ofMillis(50));
 		assertThat(attempt(this.account)).isZero();
 	}
 
@@ -98,16 +99,71 @@ class LoginThrottleTests {
 	}
 
 	@Test
-	void accountsWaitApartAndTheirRefusalsCostTheClientNothing() {
+	void accountsWaitApartAndTheirRefusalsCountTowardsTheClientsLimit() {
 		failFreely(this.account);
-		for (int i = 0; i < 100; i++) {
+		for (int i = 0; i < 10; i++) {
 			assertThat(attempt(this.account)).isPositive();
 		}
-		// 3 of the client's 20 failures are used; the 100 refusals took none.
-		for (int i = 0; i < 17; i++) {
+		// 3 failures and 10 refusals of the client's 100 are used.
+		for (int i = 0; i < 87; i++) {
 			assertThat(attempt(UUID.randomUUID())).as("another account, attempt %d", i + 1).isZero();
 		}
 		assertThat(attempt(UUID.randomUUID())).as("the client's own limit").isEqualTo(15 * 60);
+	}
+
+	@Test
+	void oneClientsFailuresDoNotDelayAnotherClientOnTheSameAccount() {
+		failFreely(this.account);
+		assertThat(attempt(this.account)).as("the first client waits").isEqualTo(1);
+		assertThat(attempt(this.throttle, this.account, "198.51.100.7")).as("another client does not").isZero();
+	}
+
+	@Test
+	void pastTheAccountsCeilingEveryClientWaits() {
+		failFreely(this.account);
+		failFreely(this.account, "198.51.100.7");
+		// 6 failures of the account, from two clients: a third client's first attempt
+		// waits.
+		assertThat(attempt(this.throttle, this.account, "198.51.100.8")).isEqualTo(1);
+		this.clock.advance(Duration.ofSeconds(1));
+		assertThat(attempt(this.throttle, this.account, "198.51.100.8")).isZero();
+		assertThat(attempt(this.throttle, this.account, "198.51.100.9")).isEqualTo(2);
+	}
+
+	/**
+	 * Issue 35: one attacker who fails at every opening for ten minutes, whether it
+	 * knocks all the time or waits exactly as told, does not keep the owner out: the
+	 * owner, on another client, gets in at the first attempt, every minute.
+	 */
+	@Test
+	void anAttackerFailingAtEveryOpeningForTenMinutesDoesNotKeepTheOwnerOut() {
+		for (boolean knocks : List.of(true, false)) {
+			// As the defaults have it, an account's ceiling above what one client may
+			// try.
+			LoginThrottle throttle = new LoginThrottle(new ThrottleProperties(3, 30, 20, Duration.ofMinutes(15),
+					Duration.ofSeconds(1), Duration.ofSeconds(8), 20, Duration.ofHours(1), 1000), this.clock,
+					this.meters);
+			String attacker = knocks ? "203.0.113.1" : "203.0.113.2";
+			long end = this.clock.millis() + Duration.ofMinutes(10).toMillis();
+			long nextOwnerTry = this.clock.millis() + Duration.ofMinutes(1).toMillis();
+			long nextAttack = this.clock.millis();
+			int ownerLogins = 0;
+			while (this.clock.millis() < end) {
+				if (knocks || this.clock.millis() >= nextAttack) {
+					nextAttack = this.clock.millis() + attempt(throttle, this.account, attacker) * 1000;
+				}
+				if (this.clock.millis() >= nextOwnerTry) {
+					long ownerWait = attempt(throttle, this.account, "192.0.2.200");
+					assertThat(ownerWait).as("the owner at %s (attacker knocks: %s)", this.clock.instant(), knocks)
+						.isZero();
+					throttle.succeeded(this.account, "192.0.2.200");
+					ownerLogins++;
+					nextOwnerTry += Duration.ofMinutes(1).toMillis();
+				}
+				this.clock.advance(Duration.ofMillis(250));
+			}
+			assertThat(ownerLogins).isEqualTo(9);
+		}
 	}
 
 	@Test
@@ -143,8 +199,12 @@ class LoginThrottleTests {
 	}
 
 	private void failFreely(UUID id) {
+		failFreely(id, ADDRESS);
+	}
+
+	private void failFreely(UUID id, String address) {
 		for (int i = 0; i < 3; i++) {
-			assertThat(attempt(id)).as("free failure %d", i + 1).isZero();
+			assertThat(attempt(this.throttle, id, address)).as("free failure %d", i + 1).isZero();
 		}
 	}
 
@@ -169,7 +229,7 @@ class LoginThrottleTests {
 	}
 
 	private static ThrottleProperties properties(Duration accountDelay, Duration maxAccountDelay, int maxTracked) {
-		return new ThrottleProperties(3, 20, Duration.ofMinutes(15), accountDelay, maxAccountDelay, 20,
+		return new ThrottleProperties(3, 6, 100, Duration.ofMinutes(15), accountDelay, maxAccountDelay, 20,
 				Duration.ofHours(1), maxTracked);
 	}
 
