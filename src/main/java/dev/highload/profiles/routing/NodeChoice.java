@@ -14,7 +14,8 @@ import io.micrometer.core.instrument.MeterRegistry;
  * <li>A read that needs a position goes to a replica known to have replayed it. If none
  * is known to, the replicas are asked for their positions, again and again for up to
  * {@code app.db.read-your-writes-wait}; then the read goes to the primary, which has
- * every acknowledged write.</li>
+ * every acknowledged write, through the primary's read pool
+ * ({@link Nodes#primaryForReads(Node)}).</li>
  * <li>No replica answers: any node that does, the primary's write pool last.</li>
  * </ul>
  */
@@ -119,7 +120,7 @@ final class NodeChoice {
 			long left = deadline - System.nanoTime();
 			if (left <= 0) {
 				this.onPrimary.increment();
-				return this.nodes.primary();
+				return this.nodes.primaryForReads(excluded);
 			}
 			LockSupport.parkNanos(Math.min(pause, left));
 			pause = Math.min(pause * 2, MAX_PAUSE_NANOS);

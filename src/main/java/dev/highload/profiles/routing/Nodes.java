@@ -71,6 +71,23 @@ final class Nodes implements SmartLifecycle {
 		return this.primary;
 	}
 
+	/**
+	 * The primary for a read that must go there: through its own read pool while that
+	 * answers, so that reads pushed onto the primary (no replica had replayed what they
+	 * need in time) queue for its few read connections and never take the write pool's
+	 * from registrations and logins; through the write pool only when no read pool of the
+	 * primary answers.
+	 * @param excluded a node not to choose (one whose connection just broke), or null
+	 */
+	Node primaryForReads(Node excluded) {
+		for (Node node : this.readable) {
+			if (node != excluded && !node.standby() && node.available()) {
+				return node;
+			}
+		}
+		return this.primary;
+	}
+
 	/** Every node's pool by its name: the routing DataSource's targets. */
 	Map<Object, Object> pools() {
 		Map<Object, Object> pools = new HashMap<>();
