@@ -1,5 +1,6 @@
 package dev.highload.profiles;
 
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -388,6 +389,30 @@ class UserApiIntegrationTests {
 				"hikaricp_connections_active{pool=\"read-127.0.0.1:" + this.replica1Port + "\"}",
 				"http_server_requests_seconds_bucket", "profiles_reads_waited_total", "profiles_reads_primary_total",
 				"profiles_reads_rechecked_total");
+	}
+
+	/**
+	 * Issue 35: the nodes' health comes from the router's monitor; a health check opens
+	 * no session (it opened one on every node, each call).
+	 */
+	@Test
+	void aHealthCheckOpensNoSessionOnAnyNode() throws Exception {
+		long before = sessions();
+		for (int i = 0; i < 20; i++) {
+			assertThat(this.management.get("/actuator/health").status()).isEqualTo(200);
+		}
+		// A session's count reaches the statistics when it ends.
+		Thread.sleep(1500);
+		assertThat(sessions() - before).as("sessions opened on the nodes by 20 health checks").isLessThanOrEqualTo(3);
+	}
+
+	private long sessions() throws SQLException {
+		long sessions = 0;
+		for (String node : List.of("primary", "replica1", "replica2")) {
+			sessions += Long.parseLong(this.cluster.queryValue(node, "postgres",
+					"SELECT sessions FROM pg_stat_database WHERE datname = ?", "profiles"));
+		}
+		return sessions;
 	}
 
 	private String sign(UUID id, Instant issued, Instant expires) {

@@ -45,6 +45,11 @@ final class Node {
 		return this.standby;
 	}
 
+	/** Whether it answered since its connection last broke or could not be made. */
+	boolean healthy() {
+		return this.healthy;
+	}
+
 	/** Healthy and holding connections: a read on it need not wait for a connect. */
 	boolean available() {
 		if (!this.healthy) {

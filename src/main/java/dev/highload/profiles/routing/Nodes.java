@@ -2,7 +2,9 @@ package dev.highload.profiles.routing;
 
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
@@ -31,6 +33,8 @@ final class Nodes implements SmartLifecycle {
 
 	private final Node[] readable;
 
+	private final Map<String, Node> byHost;
+
 	private final Node primary;
 
 	private final KnownPositions positions;
@@ -49,8 +53,14 @@ final class Nodes implements SmartLifecycle {
 	Nodes(NodePools pools, List<String> standbys, HikariDataSource writePool, KnownPositions positions,
 			long periodMillis) {
 		List<Node> nodes = new ArrayList<>();
-		pools.byHost().forEach((host, pool) -> nodes.add(new Node(pool.getPoolName(), pool, standbys.contains(host))));
+		Map<String, Node> byHost = new LinkedHashMap<>();
+		pools.byHost().forEach((host, pool) -> {
+			Node node = new Node(pool.getPoolName(), pool, standbys.contains(host));
+			nodes.add(node);
+			byHost.put(host, node);
+		});
 		this.readable = nodes.toArray(Node[]::new);
+		this.byHost = Collections.unmodifiableMap(byHost);
 		this.primary = new Node(PRIMARY, writePool, false);
 		this.positions = positions;
 		this.periodMillis = periodMillis;
@@ -62,6 +72,11 @@ final class Nodes implements SmartLifecycle {
 	 */
 	Node[] readable() {
 		return this.readable;
+	}
+
+	/** The nodes with a read pool by their {@code host:port}, in configuration order. */
+	Map<String, Node> byHost() {
+		return this.byHost;
 	}
 
 	/**

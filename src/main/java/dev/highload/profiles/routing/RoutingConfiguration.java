@@ -38,6 +38,12 @@ class RoutingConfiguration {
 		return new ReadRouter(readNodes, choice, knownPositions, meterRegistry);
 	}
 
+	/** {@code /actuator/health/nodes}. */
+	@Bean
+	NodesHealthIndicator nodesHealthIndicator(Nodes readNodes, HikariDataSource writeDataSource) {
+		return new NodesHealthIndicator(readNodes, writeDataSource);
+	}
+
 	@Bean
 	@Primary
 	DataSource dataSource(Nodes readNodes, HikariDataSource writeDataSource, DatabaseProperties properties,
