@@ -145,6 +145,25 @@ class AbuseIntegrationTests {
 		assertThat(retryAfter(waits)).isEqualTo(1);
 	}
 
+	/**
+	 * Issue 35: HAProxy counts logins by the path as written; Tomcat would have answered
+	 * these as logins, uncounted. They are 400, and nothing is hashed.
+	 */
+	@Test
+	void aLoginPathWrittenAnotherWayIs400AndTriesNoPassword() {
+		UUID id = this.api.register(ApiClient.uniqueName(), ApiClient.uniqueName(), "secret-password");
+		RawClient client = new RawClient("127.0.0.37", this.port);
+		String body = ApiClient.toJson(Map.of("id", id.toString(), "password", "wrong-password"));
+		double hashes = completedHashes();
+		for (String path : List.of("/login;x=1", "/%6Cogin", "//login", "/user/../login", "/./login")) {
+			ApiClient.Response response = client.post(path, body);
+			assertThat(response.status()).as(path).isEqualTo(400);
+			UserApiIntegrationTests.assertProblem(response);
+		}
+		assertThat(completedHashes()).isEqualTo(hashes);
+		assertThat(client.post("/login", body).status()).isEqualTo(401);
+	}
+
 	@Test
 	void anUnknownIdIsThrottledExactlyLikeAWrongPassword() {
 		UUID known = this.api.register(ApiClient.uniqueName(), ApiClient.uniqueName(), "secret-password");

@@ -258,7 +258,7 @@ class UserControllerTests {
 	@Test
 	void onlyCanonicalUuidsAreIds() {
 		for (String id : new String[] { "1-1-1-1-1", "0190f3c27b1e7a3d9c4e1234567890ab",
-				"{0190f3c2-7b1e-7a3d-9c4e-1234567890ab}", "0190f3c2-7b1e-7a3d-9c4e-1234567890ab0" }) {
+				"urn:uuid:0190f3c2-7b1e-7a3d-9c4e-1234567890ab", "0190f3c2-7b1e-7a3d-9c4e-1234567890ab0" }) {
 			assertThat(this.mvc.get().uri("/user/{id}", id)).as(id)
 				.hasStatus(400)
 				.bodyJson()
@@ -267,6 +267,8 @@ class UserControllerTests {
 			assertThat(this.mvc.get().uri("/user/search?first_name=A&last_name=B&after={id}", id)).as(id)
 				.hasStatus(400);
 		}
+		// Braces are escaped in a path, and an escaped path is refused before binding.
+		assertThat(this.mvc.get().uri("/user/{id}", "{0190f3c2-7b1e-7a3d-9c4e-1234567890ab}")).hasStatus(400);
 		UUID id = UUID.fromString("0190F3C2-7B1E-7A3D-9C4E-1234567890AB");
 		given(this.users.get(eq(id), any()))
 			.willReturn(positioned(new UserProfile(id.toString(), "A", "B", "1990-01-01", null, null)));

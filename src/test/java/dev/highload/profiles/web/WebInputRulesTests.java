@@ -158,10 +158,12 @@ class WebInputRulesTests {
 	void idsInPathsAndParametersAreCanonicalUuidsOnly() {
 		// StrictParameterBinding.
 		assertThat(this.mvc.get().uri("/probe/" + ID)).hasStatus(200);
-		for (String id : new String[] { "1-1-1-1-1", ID.replace("-", ""), "%7B" + ID + "%7D" }) {
+		for (String id : new String[] { "1-1-1-1-1", ID.replace("-", ""), "urn:uuid:" + ID }) {
 			assertThat(problem(this.mvc.get().uri(URI.create("/probe/" + id)).exchange())).as(id)
 				.startsWith("400 id: must be a valid UUID");
 		}
+		// An escaped path never reaches the binding (CanonicalPathFilter).
+		assertThat(this.mvc.get().uri(URI.create("/probe/%7B" + ID + "%7D"))).hasStatus(400);
 	}
 
 	@Test
