@@ -43,7 +43,7 @@ class LoginController {
 	LoginResponse login(@Valid @RequestBody LoginRequest request, HttpServletRequest http,
 			HttpServletResponse response) {
 		LoginService.LoggedIn loggedIn = this.logins.login(request, http.getRemoteAddr(),
-				new WalPosition(this.consistencyTokens.required(http)));
+				new WalPosition(this.consistencyTokens.required(http, response)));
 		this.consistencyTokens.afterRead(http, response, loggedIn.seen().offset());
 		return new LoginResponse(loggedIn.token());
 	}

@@ -125,7 +125,7 @@ class UserController {
 			@PathVariable @Parameter(description = "a user id",
 					schema = @Schema(format = "uuid", pattern = CanonicalUuid.PATTERN)) UUID id,
 			HttpServletRequest http, HttpServletResponse response) {
-		return read(this.users.get(id, atLeast(http)), http, response);
+		return read(this.users.get(id, atLeast(http, response)), http, response);
 	}
 
 	@Operation(summary = "Search by name prefixes",
@@ -159,7 +159,7 @@ class UserController {
 			}
 		}
 		Positioned<List<EncodedProfile>> found = this.users.search(new SearchQuery(firstName, lastName, after, limit),
-				atLeast(http));
+				atLeast(http, httpResponse));
 		List<EncodedProfile> page = found.value();
 		ResponseEntity.BodyBuilder response = ResponseEntity.ok();
 		if (page.size() == limit) {
@@ -180,11 +180,11 @@ class UserController {
 	@ProblemResponses({ 400, 401, 404, 503 })
 	UserProfile me(@Parameter(hidden = true) @RequestHeader(name = HttpHeaders.AUTHORIZATION,
 			required = false) String authorization, HttpServletRequest http, HttpServletResponse response) {
-		return read(this.users.get(this.tokens.authenticate(authorization), atLeast(http)), http, response);
+		return read(this.users.get(this.tokens.authenticate(authorization), atLeast(http, response)), http, response);
 	}
 
-	private WalPosition atLeast(HttpServletRequest http) {
-		return new WalPosition(this.consistencyTokens.required(http));
+	private WalPosition atLeast(HttpServletRequest http, HttpServletResponse response) {
+		return new WalPosition(this.consistencyTokens.required(http, response));
 	}
 
 	private <T> T read(Positioned<T> read, HttpServletRequest http, HttpServletResponse response) {

@@ -161,11 +161,14 @@ public final class ConsistencyTokens {
 	/**
 	 * The position a request requires.
 	 * @param request the request
+	 * @param response its response: a cookie that is not a token of this service is
+	 * cleared in it (a browser could not drop it otherwise, and a key's rotation, or a
+	 * restart of the local run, whose key is made at start, leaves such cookies behind)
 	 * @return the later of the header's and the cookie's WAL offsets; 0 if it carries
 	 * neither
 	 * @throws InvalidParameterException 400 if either is not a token this service made
 	 */
-	public long required(HttpServletRequest request) {
+	public long required(HttpServletRequest request, HttpServletResponse response) {
 		long required = 0;
 		String header = request.getHeader(HEADER);
 		if (header != null) {
@@ -173,7 +176,20 @@ public final class ConsistencyTokens {
 		}
 		Cookie cookie = cookie(request);
 		if (cookie != null) {
-			required = Math.max(required, parse(cookie.getValue(), "cookie " + COOKIE));
+			try {
+				required = Math.max(required, parse(cookie.getValue(), "cookie " + COOKIE));
+			}
+			catch (InvalidParameterException ex) {
+				response.addHeader(HttpHeaders.SET_COOKIE,
+						ResponseCookie.from(COOKIE, "")
+							.path("/")
+							.httpOnly(true)
+							.sameSite("Lax")
+							.maxAge(0)
+							.build()
+							.toString());
+				throw ex;
+			}
 		}
 		return required;
 	}

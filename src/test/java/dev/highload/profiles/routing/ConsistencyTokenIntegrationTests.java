@@ -282,6 +282,9 @@ class ConsistencyTokenIntegrationTests {
 		}
 		ApiClient.Response read = this.api.get("/user/" + oldId(), "Cookie", "consistency_token=nonsense");
 		assertThat(read.status()).isEqualTo(400);
+		// A browser could not drop it otherwise: the answer clears it.
+		assertThat(read.headers().allValues("Set-Cookie"))
+			.anySatisfy((cookie) -> assertThat(cookie).startsWith("consistency_token=;").contains("Max-Age=0"));
 	}
 
 	private String search(String lastName, String token) {

@@ -93,12 +93,12 @@ class ConsistencyTokensTests {
 	@Test
 	void aRequestRequiresTheLaterOfItsHeaderAndCookie() {
 		MockHttpServletRequest request = new MockHttpServletRequest();
-		assertThat(this.tokens.required(request)).isZero();
+		assertThat(this.tokens.required(request, new MockHttpServletResponse())).isZero();
 		request.addHeader(ConsistencyTokens.HEADER, " " + this.tokens.token(300) + " ");
-		assertThat(this.tokens.required(request)).isEqualTo(300);
+		assertThat(this.tokens.required(request, new MockHttpServletResponse())).isEqualTo(300);
 		request.addHeader("Cookie", "x=1");
 		request.setCookies(new Cookie(ConsistencyTokens.COOKIE, this.tokens.token(500)));
-		assertThat(this.tokens.required(request)).isEqualTo(500);
+		assertThat(this.tokens.required(request, new MockHttpServletResponse())).isEqualTo(500);
 	}
 
 	@Test
@@ -106,9 +106,20 @@ class ConsistencyTokensTests {
 		for (String token : List.of("0/16B3748", "7fffffffffffffff")) {
 			MockHttpServletRequest request = new MockHttpServletRequest();
 			request.addHeader(ConsistencyTokens.HEADER, token);
-			assertThatExceptionOfType(InvalidParameterException.class).isThrownBy(() -> this.tokens.required(request))
+			assertThatExceptionOfType(InvalidParameterException.class)
+				.isThrownBy(() -> this.tokens.required(request, new MockHttpServletResponse()))
 				.satisfies((ex) -> assertThat(ex.getBody().getDetail()).contains(ConsistencyTokens.HEADER));
 		}
+	}
+
+	@Test
+	void aCookieThatIsNotATokenOfThisServiceIs400AndCleared() {
+		ConsistencyTokens before = new ConsistencyTokens(Map.of("gone", key(3)));
+		MockHttpServletRequest request = withCookie(before.token(300));
+		MockHttpServletResponse response = new MockHttpServletResponse();
+		assertThatExceptionOfType(InvalidParameterException.class)
+			.isThrownBy(() -> this.tokens.required(request, response));
+		assertThat(response.getHeader("Set-Cookie")).startsWith("consistency_token=;").contains("Max-Age=0");
 	}
 
 	@Test
