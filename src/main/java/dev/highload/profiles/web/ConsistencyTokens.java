@@ -180,14 +180,7 @@ public final class ConsistencyTokens {
 				required = Math.max(required, parse(cookie.getValue(), "cookie " + COOKIE));
 			}
 			catch (InvalidParameterException ex) {
-				response.addHeader(HttpHeaders.SET_COOKIE,
-						ResponseCookie.from(COOKIE, "")
-							.path("/")
-							.httpOnly(true)
-							.sameSite("Lax")
-							.maxAge(0)
-							.build()
-							.toString());
+				response.addHeader(HttpHeaders.SET_COOKIE, cookieOf("").maxAge(0).build().toString());
 				throw ex;
 			}
 		}
@@ -220,15 +213,16 @@ public final class ConsistencyTokens {
 	}
 
 	private void setCookie(HttpServletResponse response, long position) {
-		// Not a secret and not a credential: a position any client may hold. HttpOnly
-		// and SameSite all the same, as nothing in a page needs to read it.
-		response.addHeader(HttpHeaders.SET_COOKIE,
-				ResponseCookie.from(COOKIE, token(position))
-					.path("/")
-					.httpOnly(true)
-					.sameSite("Lax")
-					.build()
-					.toString());
+		response.addHeader(HttpHeaders.SET_COOKIE, cookieOf(token(position)).build().toString());
+	}
+
+	/**
+	 * The cookie's attributes, for setting and clearing it alike. Not a secret and not a
+	 * credential: a position any client may hold. HttpOnly and SameSite all the same, as
+	 * nothing in a page needs to read it.
+	 */
+	private static ResponseCookie.ResponseCookieBuilder cookieOf(String value) {
+		return ResponseCookie.from(COOKIE, value).path("/").httpOnly(true).sameSite("Lax");
 	}
 
 	private boolean sameOrLater(String token, long seen) {

@@ -24,17 +24,13 @@ import static org.mockito.Mockito.mock;
  */
 class NodesTests {
 
-	private final HikariDataSource pool = mock(HikariDataSource.class);
+	private final HikariDataSource pool = pool("read-replica:5432", 4);
 
 	private final Node node;
 
 	private final Nodes nodes;
 
 	NodesTests() {
-		HikariPoolMXBean connections = mock(HikariPoolMXBean.class);
-		given(connections.getTotalConnections()).willReturn(4);
-		given(this.pool.getHikariPoolMXBean()).willReturn(connections);
-		given(this.pool.getPoolName()).willReturn("read-replica:5432");
 		NodePools pools = mock(NodePools.class);
 		given(pools.byHost()).willReturn(Map.of("replica:5432", this.pool));
 		HikariDataSource writePool = mock(HikariDataSource.class);
