@@ -1,7 +1,6 @@
 package dev.highload.profiles.database;
 
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -13,12 +12,8 @@ import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory;
 import io.micrometer.core.instrument.MeterRegistry;
 
-import org.postgresql.Driver;
-
-import org.springframework.boot.flyway.autoconfigure.FlywayConfigurationCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.jdbc.datasource.SimpleDriverDataSource;
 
 /**
  * The pools: one for writes, one per node for reads.
@@ -29,8 +24,7 @@ import org.springframework.jdbc.datasource.SimpleDriverDataSource;
  * that a read can be sent to the node it needs; the routing package decides which.
  * <p>
  * Every pool logs in as the runtime role ({@code app.db.username}); Flyway and the seeder
- * connect as the role that owns the schema ({@code app.db.migration.*}, the runtime role
- * when unset) over connections of their own ({@link SchemaOwnerConnections}).
+ * connect over connections of their own ({@link MigrationConfiguration}).
  */
 @Configuration(proxyBeanMethods = false)
 class DataSourceConfiguration {
@@ -66,35 +60,6 @@ class DataSourceConfiguration {
 			}
 		}
 		return new NodePools(pools);
-	}
-
-	@Bean
-	SchemaOwnerConnections schemaOwnerConnections(DatabaseProperties properties) {
-		// No socket timeout: a migration or a VACUUM may take longer than any request.
-		String url = properties.jdbcUrl(properties.nodes(), "primary", properties.writePool().connectTimeout(),
-				Duration.ZERO, "user-profiles-migration");
-		return new SchemaOwnerConnections(new SimpleDriverDataSource(new Driver(), url, properties.migrationUsername(),
-				properties.migrationPassword()));
-	}
-
-	/**
-	 * Flyway connects as the schema's owner, and {@code ${runtime_role}} in the
-	 * migrations is the role they grant the service's privileges to, as a quoted
-	 * identifier. With one role it is the owner itself, and the grants change nothing.
-	 */
-	@Bean
-	FlywayConfigurationCustomizer migrationsAsTheSchemaOwner(DatabaseProperties properties,
-			SchemaOwnerConnections owner) {
-		return (configuration) -> {
-			configuration.dataSource(owner.dataSource());
-			Map<String, String> placeholders = new HashMap<>(configuration.getPlaceholders());
-			placeholders.put("runtime_role", quotedIdentifier(properties.username()));
-			configuration.placeholders(placeholders);
-		};
-	}
-
-	static String quotedIdentifier(String name) {
-		return "\"" + name.replace("\"", "\"\"") + "\"";
 	}
 
 	/**

@@ -1,7 +1,11 @@
 package dev.highload.profiles.database;
 
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
@@ -36,6 +40,13 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param writeTimeout how long a commit may wait for a synchronous standby before it is
  * cancelled and answered 503 "Outcome unknown" (the row may exist on the primary); while
  * no replica is connected, PostgreSQL would let it wait forever
+ * @param migrations what the service does with the migrations at start: {@code apply}
+ * (the default) runs those not applied yet, as the schema's owner; {@code validate} only
+ * checks, as the runtime role, that every one of them has been applied and none changed,
+ * and refuses to start otherwise. A deployment whose migrations run in a step of their
+ * own ({@code --app.migrate}, {@link MigrateCommand}) validates, so that the running
+ * service needs no owner's password
+ * @param ssl TLS to the nodes: pgjdbc's {@code sslmode} and {@code sslrootcert}
  * @param writePool the primary's pool
  * @param readPool each node's read pool (one per node, so that a read can be sent to the
  * node it needs); {@code application.yml} gives it 8 connections, a 2 s socket timeout,
@@ -51,7 +62,8 @@ public record DatabaseProperties(@DefaultValue( {
 		@DefaultValue("profiles") String password, @DefaultValue("true") boolean readFromReplicas,
 		@DefaultValue("50ms") Duration readYourWritesWait, @DefaultValue("1s") Duration nodeCheckInterval,
 		@DefaultValue("5ms") Duration primaryPositionSpacing, @DefaultValue("5s") Duration writeTimeout,
-		@DefaultValue Pool writePool, @DefaultValue Pool readPool, @DefaultValue Migration migration){
+		@DefaultValue("apply") Migrations migrations, @DefaultValue Ssl ssl, @DefaultValue Pool writePool,
+		@DefaultValue Pool readPool, @DefaultValue Migration migration){
 
 	/** The role that migrations and the seeder log in as: the migration role if set. */
 	public String migrationUsername() {
@@ -77,7 +89,62 @@ public record DatabaseProperties(@DefaultValue( {
 			String applicationName) {
 		return "jdbc:postgresql://" + String.join(",", hosts) + "/" + this.database + "?targetServerType="
 				+ targetServerType + "&connectTimeout=" + connectTimeout.toSeconds() + "&socketTimeout="
-				+ socketTimeout.toSeconds() + "&tcpKeepAlive=true&ApplicationName=" + applicationName;
+				+ socketTimeout.toSeconds() + "&tcpKeepAlive=true&ApplicationName=" + applicationName
+				+ this.ssl.urlParameters();
+	}
+
+	/** What the service does with the migrations at start. */
+	public enum Migrations {
+
+		/** Applies those not applied yet, as the schema's owner. */
+		APPLY,
+
+		/**
+		 * Checks that all are applied, as the runtime role; refuses to start otherwise.
+		 */
+		VALIDATE
+
+	}
+
+	/**
+	 * TLS to the nodes, as pgjdbc takes it. Unset, pgjdbc's default ({@code prefer}:
+	 * encrypted where the server offers it, unverified): right for the local run on
+	 * loopback, wrong across a network, where {@code verify-full} with the CA of the
+	 * nodes' certificates is what a deployment sets (docker-compose.ha.yml does).
+	 *
+	 * @param mode pgjdbc's {@code sslmode}: {@code disable}, {@code allow},
+	 * {@code prefer}, {@code require}, {@code verify-ca} or {@code verify-full}
+	 * @param rootCert the PEM file of the certificate authority that signed the nodes'
+	 * certificates (pgjdbc's {@code sslrootcert}), for {@code verify-ca} and
+	 * {@code verify-full}
+	 */
+	public record Ssl(String mode, String rootCert) {
+
+		private static final Set<String> MODES = Set.of("disable", "allow", "prefer", "require", "verify-ca",
+				"verify-full");
+
+		public Ssl {
+			if (mode != null && !mode.isBlank() && !MODES.contains(mode)) {
+				throw new IllegalArgumentException(
+						"app.db.ssl.mode must be one of " + new TreeSet<>(MODES) + ", was '" + mode + "'");
+			}
+			if (mode != null && mode.startsWith("verify") && (rootCert == null || rootCert.isBlank())) {
+				throw new IllegalArgumentException("app.db.ssl.mode=" + mode
+						+ " checks the nodes' certificates: app.db.ssl.root-cert must name the PEM file of their CA");
+			}
+		}
+
+		String urlParameters() {
+			StringBuilder parameters = new StringBuilder();
+			if (this.mode != null && !this.mode.isBlank()) {
+				parameters.append("&sslmode=").append(this.mode);
+			}
+			if (this.rootCert != null && !this.rootCert.isBlank()) {
+				parameters.append("&sslrootcert=").append(URLEncoder.encode(this.rootCert, StandardCharsets.UTF_8));
+			}
+			return parameters.toString();
+		}
+
 	}
 
 	/**

@@ -1,6 +1,7 @@
 package dev.highload.profiles.database;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
@@ -53,6 +54,25 @@ class DatabasePropertiesTests {
 		DatabaseProperties properties = bind(
 				Map.of("app.db.write-pool.socket-timeout", "0", "app.db.write-pool.statement-timeout", "5m"));
 		assertThat(properties.writePool().statementTimeout()).isEqualTo(Duration.ofMinutes(5));
+	}
+
+	@Test
+	void tlsToTheNodesGoesIntoEveryUrlAndAVerifyingModeNeedsItsAuthority() {
+		assertThat(bind(Map.of()).jdbcUrl(List.of("a:5432"), "any", Duration.ofSeconds(3), Duration.ZERO, "x"))
+			.doesNotContain("ssl");
+		DatabaseProperties verified = bind(
+				Map.of("app.db.ssl.mode", "verify-full", "app.db.ssl.root-cert", "/run/secrets/db ca.crt"));
+		assertThat(verified.jdbcUrl(List.of("a:5432"), "any", Duration.ofSeconds(3), Duration.ZERO, "x"))
+			.endsWith("&sslmode=verify-full&sslrootcert=%2Frun%2Fsecrets%2Fdb+ca.crt");
+		assertRefused(Map.of("app.db.ssl.mode", "verify-full"), "app.db.ssl.root-cert must name the PEM file");
+		assertRefused(Map.of("app.db.ssl.mode", "on"), "app.db.ssl.mode must be one of");
+	}
+
+	@Test
+	void migrationsAreAppliedUnlessOnlyValidated() {
+		assertThat(bind(Map.of()).migrations()).isEqualTo(DatabaseProperties.Migrations.APPLY);
+		assertThat(bind(Map.of("app.db.migrations", "validate")).migrations())
+			.isEqualTo(DatabaseProperties.Migrations.VALIDATE);
 	}
 
 	@Test

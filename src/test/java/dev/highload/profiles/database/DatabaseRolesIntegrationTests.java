@@ -86,8 +86,8 @@ class DatabaseRolesIntegrationTests {
 	@ValueSource(strings = { "CREATE TABLE probe (id int)", "CREATE TEMP TABLE probe (id int)",
 			"UPDATE users SET city = city WHERE false", "DELETE FROM users WHERE false", "TRUNCATE users",
 			"ALTER TABLE users ADD COLUMN probe int", "CREATE INDEX ON users (city)", "DROP TABLE users",
-			"SELECT count(*) FROM flyway_schema_history", "DELETE FROM flyway_schema_history",
-			"UPDATE registration_keys SET user_id = user_id WHERE false",
+			"INSERT INTO flyway_schema_history SELECT * FROM flyway_schema_history WHERE false",
+			"DELETE FROM flyway_schema_history", "UPDATE registration_keys SET user_id = user_id WHERE false",
 			"UPDATE registration_keys SET fingerprint = fingerprint WHERE false",
 			"UPDATE registration_keys SET key = key WHERE false",
 			"UPDATE registration_keys SET created_at = now() WHERE false", "TRUNCATE registration_keys" })
@@ -99,7 +99,7 @@ class DatabaseRolesIntegrationTests {
 	}
 
 	@Test
-	void everyTableButFlywaysHistoryIsReadableAndInsertableAndNoMoreByTheRuntimeRole() throws SQLException {
+	void everyTableIsReadableAndInsertableAndNoMoreByTheRuntimeRoleAndFlywaysHistoryOnlyReadable() throws SQLException {
 		List<String> tables = new ArrayList<>();
 		try (Connection c = this.cluster.connectAsSuperuser("primary", this.properties.database());
 				Statement s = c.createStatement();
@@ -121,7 +121,8 @@ class DatabaseRolesIntegrationTests {
 		String owner = this.properties.migrationUsername();
 		// registration_keys: its expired keys are deleted, and a retry writes the time it
 		// was answered (UPDATE of that column alone, below).
-		assertThat(tables).contains("flyway_schema_history " + owner + " ", "users " + owner + " SELECT,INSERT",
+		// flyway_schema_history: read by a service that only validates the migrations.
+		assertThat(tables).contains("flyway_schema_history " + owner + " SELECT", "users " + owner + " SELECT,INSERT",
 				"registration_keys " + owner + " SELECT,INSERT,DELETE");
 		assertThat(tables)
 			.filteredOn((table) -> !table.startsWith("flyway_schema_history ")
