@@ -21,6 +21,11 @@
 #                         (default /tmp/replication-$REPLICA_NAME.pgpass)
 #   RETRY_SECONDS         pause between attempts to reach the primary (default 2)
 #   BOOTSTRAP_TIMEOUT     give up cloning after this many seconds; 0 never does (default 0)
+#   DB_ALLOWED_CIDR       when set, pg_hba.conf is written anew at every start, as the primary
+#                         writes its own (db/scripts/derive-access.sh pg_hba, which names the
+#                         other variables it reads: DB_MIGRATION_CIDR, DB_REPLICATION_CIDR, the
+#                         database and role names); when not, the copy of the primary's that the
+#                         base backup brought stays as it is, however old
 # The PostgreSQL binaries are found on PATH, as the image sets it.
 set -Eeuo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/file-env.sh"
@@ -122,6 +127,16 @@ bootstrap() {
 
 if [ ! -s "$PGDATA/PG_VERSION" ]; then
 	bootstrap
+fi
+
+# The roles and their passwords come from the primary with the WAL; pg_hba.conf does not, and
+# serves this node's own clients (the service's reads, a standby streaming from it after a
+# failover).
+if [ -n "${DB_ALLOWED_CIDR:-}" ]; then
+	access=$(bash "$(dirname "${BASH_SOURCE[0]}")/derive-access.sh" pg_hba)
+	log "re-derived from the environment: $access"
+else
+	log "pg_hba.conf is the one the base backup copied: DB_ALLOWED_CIDR is not set"
 fi
 
 if [ -f "$PGDATA/standby.signal" ]; then

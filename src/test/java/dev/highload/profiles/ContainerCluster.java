@@ -180,6 +180,8 @@ final class ContainerCluster implements ClusterNodes {
 			.withCopyFileToContainer(MountableFile.forHostPath("db/scripts/replica.sh", 0755), "/db/scripts/replica.sh")
 			.withCopyFileToContainer(MountableFile.forHostPath("db/scripts/file-env.sh", 0644),
 					"/db/scripts/file-env.sh")
+			.withCopyFileToContainer(MountableFile.forHostPath("db/scripts/derive-access.sh", 0755),
+					"/db/scripts/derive-access.sh")
 			.withCopyFileToContainer(MountableFile.forHostPath("db/scripts/healthcheck.sh", 0755),
 					"/db/scripts/healthcheck.sh")
 			.withCopyFileToContainer(MountableFile.forHostPath("db/postgresql/cluster.conf", 0644),

@@ -41,10 +41,11 @@ import static org.awaitility.Awaitility.await;
  * image and in the stand-in built from Debian's packages. Every process runs unprivileged
  * ({@link Privileges}) on ports 24432-24434 and is stopped by its pid.
  * <p>
- * The nodes listen on three loopback addresses, and the tests connect from the one they
+ * The nodes listen on four loopback addresses, and the tests connect from the one they
  * choose: 127.0.0.1 is inside the container, {@link #APP_NETWORK} stands for the network
- * the service connects from ({@code DB_ALLOWED_CIDR}) and {@link #REPLICATION_NETWORK}
- * for the database network ({@code DB_REPLICATION_CIDR}). The replicas stream from
+ * the service connects from ({@code DB_ALLOWED_CIDR}), {@link #REPLICATION_NETWORK} for
+ * the database network ({@code DB_REPLICATION_CIDR}) and {@link #MIGRATION_NETWORK} for a
+ * migration container's own network ({@code DB_MIGRATION_CIDR}). The replicas stream from
  * 127.0.0.1, since libpq cannot choose its source address.
  */
 class ComposeScriptsIntegrationTests {
@@ -73,9 +74,18 @@ class ComposeScriptsIntegrationTests {
 	/** Given as a file, as a Compose secret would be. */
 	private static final String OWNER_PASSWORD = "owner-password";
 
+	private static final Passwords PASSWORDS = new Passwords(SUPERUSER_PASSWORD, APP_PASSWORD, OWNER_PASSWORD,
+			REPLICATION_PASSWORD);
+
+	/** What a volume made with older secrets holds. */
+	private static final Passwords OLD_PASSWORDS = new Passwords("was-superuser-password", "was-app-password",
+			"was-owner-password", "was-repl:pass\\'word");
+
 	private static final String APP_NETWORK = "127.0.0.2";
 
 	private static final String REPLICATION_NETWORK = "127.0.0.3";
+
+	private static final String MIGRATION_NETWORK = "127.0.0.4";
 
 	private static final String INSIDE = "127.0.0.1";
 
@@ -158,15 +168,7 @@ class ComposeScriptsIntegrationTests {
 	void eachRoleMayDoOnlyWhatItNeedsAndOnlyFromWhereItNeedsIt() throws Exception {
 		startPrimary("-c", "synchronous_standby_names=");
 		assertThat(awaitQuery(PRIMARY_PORT, "postgres", "SELECT 'up'")).as("the superuser inside").isEqualTo("up");
-		String v4 = "255.255.255.255";
-		String v6 = "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff";
-		assertThat(hbaRules()).containsExactly("local all all - trust",
-				"host all all 127.0.0.1 " + v4 + " scram-sha-256", "host all all ::1 " + v6 + " scram-sha-256",
-				"host replication replicator 127.0.0.1 " + v4 + " scram-sha-256",
-				"host replication replicator ::1 " + v6 + " scram-sha-256",
-				"host replication replicator " + REPLICATION_NETWORK + " " + v4 + " scram-sha-256",
-				"host profiles profiles,profiles_owner " + APP_NETWORK + " " + v4 + " scram-sha-256",
-				"host all all all reject", "host replication all all reject");
+		assertThat(hbaRules(PRIMARY_PORT)).containsExactly(expectedHbaRules(APP_NETWORK));
 
 		assertRefusedByPgHba(APP_NETWORK, "postgres", "postgres", SUPERUSER_PASSWORD);
 		assertRefusedByPgHba(APP_NETWORK, "profiles", "postgres", SUPERUSER_PASSWORD);
@@ -213,6 +215,83 @@ class ComposeScriptsIntegrationTests {
 		}
 	}
 
+	/**
+	 * A volume made with older secrets, and with a pg_hba.conf an older script or a hand
+	 * left open, started with the current secrets: every password and pg_hba.conf follow
+	 * them before anyone can connect, on the primary and, given the networks, on a
+	 * replica. The migration role has a network of its own ({@code DB_MIGRATION_CIDR}).
+	 */
+	@Test
+	@Timeout(value = 3, unit = TimeUnit.MINUTES)
+	void anOldVolumeFollowsTheCurrentSecretsAndNetworksAtEveryStart() throws Exception {
+		Process old = startPrimary(OLD_PASSWORDS, Map.of());
+		await("the primary with the old passwords").atMost(TIMEOUT)
+			.pollInterval(Duration.ofMillis(100))
+			.ignoreExceptionsInstanceOf(SQLException.class)
+			.until(() -> {
+				try (Connection c = connect(PRIMARY_PORT, "postgres", "postgres", OLD_PASSWORDS.superuser())) {
+					return c.isValid(5);
+				}
+			});
+		stop(old);
+		Files.writeString(dataDir("primary").resolve("pg_hba.conf"), "local all all trust\nhost all all all trust\n");
+
+		Map<String, String> networks = Map.of("DB_ALLOWED_CIDR", APP_NETWORK + "/32", "DB_REPLICATION_CIDR",
+				REPLICATION_NETWORK + "/32", "DB_MIGRATION_CIDR", MIGRATION_NETWORK + "/32");
+		startPrimary(PASSWORDS, networks);
+		assertThat(awaitQuery(PRIMARY_PORT, "postgres", "SELECT 'up'")).isEqualTo("up");
+		assertThat(hbaRules(PRIMARY_PORT)).containsExactly(expectedHbaRules(MIGRATION_NETWORK));
+		String log = Files.readString(logFile("primary"));
+		assertThat(log).contains("primary.sh: re-derived from the secrets: passwords of profiles_owner, profiles, "
+				+ "replicator and postgres; pg_hba.conf: profiles from " + APP_NETWORK + "/32, profiles_owner from "
+				+ MIGRATION_NETWORK + "/32, replicator from " + REPLICATION_NETWORK + "/32");
+		for (Passwords passwords : List.of(OLD_PASSWORDS, PASSWORDS)) {
+			assertThat(log).doesNotContain(passwords.superuser(), passwords.app(), passwords.owner(),
+					passwords.replication());
+		}
+		assertThat(Files.readString(dataDir("primary").resolve("postgresql.conf")).split("\ninclude = ", -1))
+			.as("one include of cluster.conf")
+			.hasSize(2);
+
+		assertAccepted(INSIDE, "postgres", "postgres", SUPERUSER_PASSWORD);
+		assertWrongPassword(INSIDE, "postgres", "postgres", OLD_PASSWORDS.superuser());
+		assertAccepted(APP_NETWORK, "profiles", "profiles", APP_PASSWORD);
+		assertWrongPassword(APP_NETWORK, "profiles", "profiles", OLD_PASSWORDS.app());
+		assertAccepted(MIGRATION_NETWORK, "profiles", "profiles_owner", OWNER_PASSWORD);
+		assertWrongPassword(MIGRATION_NETWORK, "profiles", "profiles_owner", OLD_PASSWORDS.owner());
+		try (Connection replication = replicationConnection(REPLICATION_NETWORK, REPLICATION_PASSWORD)) {
+			assertThat(replication.isValid(5)).isTrue();
+		}
+		assertThatExceptionOfType(SQLException.class).as("replication with the old password")
+			.isThrownBy(() -> replicationConnection(REPLICATION_NETWORK, OLD_PASSWORDS.replication()).close())
+			.satisfies(ComposeScriptsIntegrationTests::wrongPassword);
+
+		// What the old file let in, and each application role from the other's network.
+		assertRefusedByPgHba(APP_NETWORK, "postgres", "postgres", SUPERUSER_PASSWORD);
+		assertRefusedByPgHba(REPLICATION_NETWORK, "profiles", "profiles", APP_PASSWORD);
+		assertRefusedByPgHba(APP_NETWORK, "profiles", "profiles_owner", OWNER_PASSWORD);
+		assertRefusedByPgHba(MIGRATION_NETWORK, "profiles", "profiles", APP_PASSWORD);
+		assertRefusedByPgHba(MIGRATION_NETWORK, "postgres", "profiles_owner", OWNER_PASSWORD);
+
+		// A replica clones and streams with the new replication password, and writes its
+		// own
+		// pg_hba.conf again at its next start.
+		Process replica = startReplica("replica1", PRIMARY_PORT + 1, REPLICATION_PASSWORD, networks);
+		assertThat(awaitStreaming(1)).as("pg_stat_replication; replica1:\n%s", tail("replica1"))
+			.containsExactly("replica1 streaming quorum");
+		stop(replica);
+		Files.writeString(dataDir("replica1").resolve("pg_hba.conf"), "local all all trust\nhost all all all trust\n");
+		startReplica("replica1", PRIMARY_PORT + 1, REPLICATION_PASSWORD, networks);
+		assertThat(awaitQuery(PRIMARY_PORT + 1, "postgres", "SELECT pg_is_in_recovery()")).isEqualTo("t");
+		assertThat(hbaRules(PRIMARY_PORT + 1)).containsExactly(expectedHbaRules(MIGRATION_NETWORK));
+		assertThat(
+				Files.readString(logFile("replica1"))
+					.split("replica1: re-derived from the environment: " + "pg_hba.conf: profiles from " + APP_NETWORK
+							+ "/32, profiles_owner from " + MIGRATION_NETWORK + "/32", -1))
+			.as("both starts")
+			.hasSize(3);
+	}
+
 	@Test
 	@Timeout(value = 1, unit = TimeUnit.MINUTES)
 	void aReplicaWaitingForThePrimaryStopsAtOnce() throws Exception {
@@ -228,20 +307,33 @@ class ComposeScriptsIntegrationTests {
 
 	/**
 	 * The primary's compose entrypoint on an empty data directory: it initialises the
-	 * node and then runs it. The migration role's password comes from a file.
+	 * node and then runs it.
 	 */
 	private Process startPrimary(String... settings) throws IOException {
+		return startPrimary(PASSWORDS, Map.of(), settings);
+	}
+
+	/**
+	 * The primary's compose entrypoint, on whatever data directory there is. The
+	 * migration role's password comes from a file.
+	 * @param passwords the secrets
+	 * @param variables more of its environment
+	 * @param settings for postgres
+	 */
+	private Process startPrimary(Passwords passwords, Map<String, String> variables, String... settings)
+			throws IOException {
 		Path secret = BASE.resolve("migration-password");
-		Files.writeString(secret, OWNER_PASSWORD + "\n");
+		Files.writeString(secret, passwords.owner() + "\n");
 		Map<String, String> env = new HashMap<>();
 		env.put("PGDATA", dataDir("primary").toString());
-		env.put("POSTGRES_PASSWORD", SUPERUSER_PASSWORD);
-		env.put("APP_DB_PASSWORD", APP_PASSWORD);
+		env.put("POSTGRES_PASSWORD", passwords.superuser());
+		env.put("APP_DB_PASSWORD", passwords.app());
 		env.put("APP_DB_MIGRATION_PASSWORD_FILE", secret.toString());
-		env.put("REPLICATION_PASSWORD", REPLICATION_PASSWORD);
+		env.put("REPLICATION_PASSWORD", passwords.replication());
 		env.put("DB_ALLOWED_CIDR", APP_NETWORK + "/32");
 		env.put("DB_REPLICATION_CIDR", REPLICATION_NETWORK + "/32");
 		env.put("CLUSTER_CONF", Path.of("db/postgresql/cluster.conf").toAbsolutePath().toString());
+		env.putAll(variables);
 		List<String> command = new ArrayList<>(List.of("bash", SCRIPTS.resolve("primary.sh").toString(), "postgres",
 				"-c", "cluster_name=primary", "-c", "port=" + PRIMARY_PORT));
 		command.addAll(List.of(settings));
@@ -249,17 +341,27 @@ class ComposeScriptsIntegrationTests {
 	}
 
 	private Process startReplica(String name, int port) throws IOException {
+		return startReplica(name, port, REPLICATION_PASSWORD, Map.of());
+	}
+
+	/**
+	 * A replica's compose entrypoint. Given the networks among the variables
+	 * ({@code DB_ALLOWED_CIDR}...), it writes its own pg_hba.conf at every start.
+	 */
+	private Process startReplica(String name, int port, String password, Map<String, String> variables)
+			throws IOException {
 		Map<String, String> env = new HashMap<>();
 		env.put("PGDATA", dataDir(name).toString());
 		env.put("REPLICA_NAME", name);
 		if (name.equals("replica1")) {
 			Path secret = BASE.resolve("replication-password");
-			Files.writeString(secret, REPLICATION_PASSWORD);
+			Files.writeString(secret, password);
 			env.put("REPLICATION_PASSWORD_FILE", secret.toString());
 		}
 		else {
-			env.put("REPLICATION_PASSWORD", REPLICATION_PASSWORD);
+			env.put("REPLICATION_PASSWORD", password);
 		}
+		env.putAll(variables);
 		env.put("PRIMARY_HOST", "127.0.0.1");
 		env.put("PRIMARY_PORT", Integer.toString(PRIMARY_PORT));
 		env.put("REPLICATION_PASSFILE", BASE.resolve(name + ".pgpass").toString());
@@ -271,8 +373,9 @@ class ComposeScriptsIntegrationTests {
 	/** Settings of this test's nodes, after whatever the script passes. */
 	private Process start(String name, Map<String, String> env, String... command) throws IOException {
 		List<String> line = new ArrayList<>(List.of(command));
-		line.addAll(List.of("-c", "listen_addresses=" + INSIDE + "," + APP_NETWORK + "," + REPLICATION_NETWORK, "-c",
-				"unix_socket_directories=" + this.sockets, "-c", "shared_buffers=32MB"));
+		line.addAll(List.of("-c",
+				"listen_addresses=" + INSIDE + "," + APP_NETWORK + "," + REPLICATION_NETWORK + "," + MIGRATION_NETWORK,
+				"-c", "unix_socket_directories=" + this.sockets, "-c", "shared_buffers=32MB"));
 		Process process = builder(name, env, line).start();
 		this.processes.add(process);
 		return process;
@@ -388,9 +491,9 @@ class ComposeScriptsIntegrationTests {
 	 * pg_hba.conf as the server read it: one line per rule, "-" for no address, the
 	 * netmask when there is one, and the error of a line it could not read.
 	 */
-	private static List<String> hbaRules() throws SQLException {
+	private static List<String> hbaRules(int port) throws SQLException {
 		List<String> rules = new ArrayList<>();
-		try (Connection c = connect(PRIMARY_PORT, "postgres", "postgres", SUPERUSER_PASSWORD);
+		try (Connection c = connect(port, "postgres", "postgres", SUPERUSER_PASSWORD);
 				Statement s = c.createStatement();
 				ResultSet rs = s.executeQuery("SELECT concat_ws(' ', type, array_to_string(database, ','), "
 						+ "array_to_string(user_name, ','), coalesce(address, '-'), netmask, auth_method, error) "
@@ -400,6 +503,40 @@ class ComposeScriptsIntegrationTests {
 			}
 		}
 		return rules;
+	}
+
+	/**
+	 * The rules derive-access.sh writes, as {@link #hbaRules(int)} shows them, with the
+	 * migration role's network.
+	 */
+	private static String[] expectedHbaRules(String migrationNetwork) {
+		String v4 = "255.255.255.255";
+		String v6 = "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff";
+		return new String[] { "local all all - trust", "host all all 127.0.0.1 " + v4 + " scram-sha-256",
+				"host all all ::1 " + v6 + " scram-sha-256",
+				"host replication replicator 127.0.0.1 " + v4 + " scram-sha-256",
+				"host replication replicator ::1 " + v6 + " scram-sha-256",
+				"host replication replicator " + REPLICATION_NETWORK + " " + v4 + " scram-sha-256",
+				"host profiles profiles " + APP_NETWORK + " " + v4 + " scram-sha-256",
+				"host profiles profiles_owner " + migrationNetwork + " " + v4 + " scram-sha-256",
+				"host all all all reject", "host replication all all reject" };
+	}
+
+	private static void assertAccepted(String from, String database, String user, String password) throws SQLException {
+		try (Connection c = connect(from, PRIMARY_PORT, database, user, password)) {
+			assertThat(query(c, "SELECT current_user")).isEqualTo(user);
+		}
+	}
+
+	/** Let through by pg_hba.conf, then refused for the password. */
+	private static void assertWrongPassword(String from, String database, String user, String password) {
+		assertThatExceptionOfType(SQLException.class).as("%s to database %s from %s", user, database, from)
+			.isThrownBy(() -> connect(from, PRIMARY_PORT, database, user, password).close())
+			.satisfies(ComposeScriptsIntegrationTests::wrongPassword);
+	}
+
+	private static void wrongPassword(SQLException ex) {
+		assertThat(ex.getSQLState()).as(ex.getMessage()).isEqualTo("28P01");
 	}
 
 	private static void assertRefusedByPgHba(String from, String database, String user, String password) {
@@ -418,7 +555,11 @@ class ComposeScriptsIntegrationTests {
 	 * A physical replication connection as the streaming role, as pg_basebackup opens.
 	 */
 	private static Connection replicationConnection(String from) throws SQLException {
-		Properties properties = credentials("replicator", REPLICATION_PASSWORD);
+		return replicationConnection(from, REPLICATION_PASSWORD);
+	}
+
+	private static Connection replicationConnection(String from, String password) throws SQLException {
+		Properties properties = credentials("replicator", password);
 		properties.setProperty("replication", "true");
 		properties.setProperty("assumeMinServerVersion", "9.4");
 		properties.setProperty("preferQueryMode", "simple");
@@ -446,6 +587,10 @@ class ComposeScriptsIntegrationTests {
 		properties.setProperty("connectTimeout", "5");
 		properties.setProperty("socketTimeout", "30");
 		return properties;
+	}
+
+	/** The secrets a primary is started with. */
+	private record Passwords(String superuser, String app, String owner, String replication) {
 	}
 
 	private static Path dataDir(String name) {
