@@ -12,8 +12,18 @@
 #
 # Every value is random: 32 bytes from /dev/urandom, Base64 (passwords without '/', '+' and
 # '=' so that no URL or connection string needs escaping). A file that exists is never
-# overwritten, so running it again changes nothing; delete a file to make it anew (a database
-# password only takes effect on a fresh volume: the roles are made at initialisation).
+# overwritten, so running it again changes nothing; delete a file to make it anew (the nodes
+# set the database passwords from these files at every start).
+#
+# For docker-compose.ha.yml's TLS it also makes throw-away certificates with openssl (EC
+# P-256, valid 825 days): a certificate authority of its own (tls-ca.crt, and tls-ca.key,
+# which no container is given) and, signed by it,
+#   tls-db.crt/.key     PostgreSQL and Patroni's REST API on pg1-pg3 (and pg1-db-pg3-db)
+#   tls-etcd.crt/.key   etcd's client and peer traffic on etcd1-etcd3
+#   tls-lb.pem          HAProxy's HTTPS: certificate and key in one file, for localhost,
+#                       127.0.0.1, ::1, "lb", and the names in LB_TLS_NAMES (comma-separated)
+# For anything beyond this machine put certificates of your own CA, or a public one for
+# tls-lb.pem, under the same names (docs/deployment.md, "TLS").
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -54,6 +64,50 @@ make patroni-restapi-password password
 make etcd-root-password password
 make etcd-patroni-password password
 make grafana-admin-password password
+
+# TLS: the authority first, then each certificate it signs, made when missing.
+tls_ca() {
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 825 \
+		-subj "/CN=user-profiles throw-away CA $(date -u +%Y%m%d%H%M%S)" \
+		-addext 'basicConstraints=critical,CA:TRUE' -addext 'keyUsage=critical,keyCertSign,cRLSign' \
+		-keyout "$dir/tls-ca.key.tmp" -out "$dir/tls-ca.crt.tmp" 2>/dev/null
+	mv "$dir/tls-ca.key.tmp" "$dir/tls-ca.key"
+	mv "$dir/tls-ca.crt.tmp" "$dir/tls-ca.crt"
+	made+=(tls-ca)
+}
+# tls_leaf NAME SUBJECT_ALT_NAMES: NAME.key and NAME.crt, for servers and (etcd's peers) clients.
+tls_leaf() {
+	local name=$1 names=$2
+	openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=${name#tls-}" \
+		-keyout "$dir/$name.key.tmp" -out "$dir/$name.csr" 2>/dev/null
+	openssl x509 -req -in "$dir/$name.csr" -CA "$dir/tls-ca.crt" -CAkey "$dir/tls-ca.key" -days 825 \
+		-set_serial "0x$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')" \
+		-extfile <(printf 'subjectAltName=%s\nbasicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth,clientAuth\n' "$names") \
+		-out "$dir/$name.crt.tmp" 2>/dev/null
+	rm -f "$dir/$name.csr"
+	# Readable, as the passwords are: the containers' processes run as other users (the
+	# directory itself is the owner's alone). The authority's key stays 600.
+	chmod 644 "$dir/$name.key.tmp"
+	mv "$dir/$name.key.tmp" "$dir/$name.key"
+	mv "$dir/$name.crt.tmp" "$dir/$name.crt"
+	made+=("$name")
+}
+command -v openssl >/dev/null || { echo "secrets.sh: openssl is needed for the TLS certificates (apt-get install openssl)" >&2; exit 1; }
+[ -s "$dir/tls-ca.crt" ] && [ -s "$dir/tls-ca.key" ] || tls_ca
+[ -s "$dir/tls-db.crt" ] || tls_leaf tls-db 'DNS:pg1,DNS:pg2,DNS:pg3,DNS:pg1-db,DNS:pg2-db,DNS:pg3-db,DNS:localhost,IP:127.0.0.1'
+[ -s "$dir/tls-etcd.crt" ] || tls_leaf tls-etcd 'DNS:etcd1,DNS:etcd2,DNS:etcd3,DNS:localhost,IP:127.0.0.1'
+if [ ! -s "$dir/tls-lb.pem" ]; then
+	lb_names='DNS:localhost,DNS:lb,IP:127.0.0.1,IP:::1'
+	IFS=, read -r -a extra <<< "${LB_TLS_NAMES:-}"
+	for name in "${extra[@]}"; do
+		[ -n "$name" ] && lb_names+=",DNS:$name"
+	done
+	tls_leaf tls-lb "$lb_names"
+	cat "$dir/tls-lb.crt" "$dir/tls-lb.key" > "$dir/tls-lb.pem.tmp"
+	rm -f "$dir/tls-lb.crt" "$dir/tls-lb.key"
+	mv "$dir/tls-lb.pem.tmp" "$dir/tls-lb.pem"
+	made=("${made[@]/tls-lb/tls-lb.pem}")
+fi
 
 if [ -n "$rotate" ] && [[ ! " ${made[*]-} " == *" token-keys "* ]]; then
 	# The new key first (it signs), the current one second (still accepted until its tokens

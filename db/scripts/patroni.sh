@@ -7,8 +7,10 @@
 #   REPLICATION_PASSWORD_FILE  replicator (streaming) and rewinder (pg_rewind)
 #   RESTAPI_PASSWORD_FILE      user "patroni" of the REST API's unsafe methods (and patronictl)
 #   ETCD_PASSWORD_FILE         etcd user "patroni" (db/scripts/etcd-auth.sh makes it)
-# and as plain variables: HA_DB_SUBNET, HA_APP_SUBNET, APP_DB_DATABASE, APP_DB_USERNAME,
-# APP_DB_MIGRATION_USERNAME, RESTAPI_ADDRESS (this node's REST API on the db network).
+# and as plain variables: HA_DB_SUBNET, HA_APP_SUBNET, HA_ADMIN_SUBNET, APP_DB_DATABASE,
+# APP_DB_USERNAME, APP_DB_MIGRATION_USERNAME, RESTAPI_ADDRESS (this node's REST API on the db
+# network). The node's TLS certificate and key (TLS_CERT_FILE, TLS_KEY_FILE, Compose secrets)
+# are copied where PostgreSQL accepts a key: owned by postgres, mode 600.
 # patronictl reads the same rendered file: patronictl -c /var/lib/postgresql/patroni.yml list
 set -Eeuo pipefail
 template=${PATRONI_TEMPLATE:-/etc/patroni/patroni.yml}
@@ -27,6 +29,17 @@ read_secret RESTAPI_PASSWORD
 read_secret ETCD_PASSWORD
 
 umask 077
+tls=/var/lib/postgresql/tls
+mkdir -p "$tls"
+install_tls() {
+	local file_variable=$1 target=$2
+	local file=${!file_variable:?$file_variable must name a file under /run/secrets}
+	[ -r "$file" ] || { echo "patroni.sh: $file_variable=$file is not readable" >&2; exit 1; }
+	cp "$file" "$tls/$target.tmp"
+	mv "$tls/$target.tmp" "$tls/$target"
+}
+install_tls TLS_CERT_FILE db.crt
+install_tls TLS_KEY_FILE db.key
 python3 - "$template" "$rendered.tmp" <<'PY'
 import json, os, re, sys
 text = open(sys.argv[1]).read()

@@ -15,6 +15,8 @@ import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Collectors;
 
+import javax.net.ssl.SSLContext;
+
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -25,7 +27,7 @@ public final class ApiClient {
 
 	private static final JsonMapper json = JsonMapper.builder().build();
 
-	private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+	private final HttpClient http;
 
 	private final String base;
 
@@ -35,6 +37,17 @@ public final class ApiClient {
 
 	public ApiClient(String host, int port) {
 		this.base = "http://" + host + ":" + port;
+		this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+	}
+
+	/**
+	 * A client of a service behind HTTPS.
+	 * @param base scheme, host and port, such as {@code https://127.0.0.1:8443}
+	 * @param trust what the client trusts: the CA of the service's certificate
+	 */
+	public ApiClient(URI base, SSLContext trust) {
+		this.base = base.toString().replaceAll("/$", "");
+		this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).sslContext(trust).build();
 	}
 
 	public Response get(String path, String... headers) {

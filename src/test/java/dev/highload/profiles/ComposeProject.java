@@ -1,6 +1,7 @@
 package dev.highload.profiles;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -8,11 +9,18 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -102,9 +110,33 @@ record ComposeProject(String name, List<Path> files, Map<String, String> environ
 
 	/** The host address of a service's published port, on the loopback interface. */
 	URI address(String service, int port) throws IOException, InterruptedException {
+		return address("http", service, port);
+	}
+
+	/** The same, with another scheme ({@code https}). */
+	URI address(String scheme, String service, int port) throws IOException, InterruptedException {
 		Result result = compose(Duration.ofSeconds(30), "port", service, Integer.toString(port));
 		assertThat(result.exitCode()).as(result.output()).isZero();
-		return URI.create("http://" + result.stdout().strip().replace("0.0.0.0", "127.0.0.1"));
+		return URI.create(scheme + "://" + result.stdout().strip().replace("0.0.0.0", "127.0.0.1"));
+	}
+
+	/**
+	 * A TLS context that trusts the certificate authority docker/secrets.sh made for this
+	 * project ({@code tls-ca.crt}), and nothing else.
+	 */
+	SSLContext trustingItsAuthority() throws IOException, GeneralSecurityException {
+		Certificate authority;
+		try (InputStream in = Files.newInputStream(Path.of(this.environment.get("SECRETS_DIR"), "tls-ca.crt"))) {
+			authority = CertificateFactory.getInstance("X.509").generateCertificate(in);
+		}
+		KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
+		store.load(null, null);
+		store.setCertificateEntry("project-ca", authority);
+		TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+		trust.init(store);
+		SSLContext context = SSLContext.getInstance("TLS");
+		context.init(null, trust.getTrustManagers(), null);
+		return context;
 	}
 
 	/**

@@ -30,6 +30,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
+import javax.net.ssl.SSLContext;
+
 import dev.highload.profiles.cluster.ClusterProperties;
 import dev.highload.profiles.cluster.EmbeddedCluster;
 import dev.highload.profiles.cluster.FailoverCommand;
@@ -198,6 +200,14 @@ final class LostWriteCheck {
 		/** The service's {@code POST /user/register}. */
 		URI register();
 
+		/**
+		 * What the client trusts when {@link #register()} is HTTPS: the JVM's CAs by
+		 * default.
+		 */
+		default SSLContext sslContext() throws Exception {
+			return SSLContext.getDefault();
+		}
+
 		/** The walsenders of the primary are stopped with SIGSTOP. */
 		void stallReplication() throws Exception;
 
@@ -313,10 +323,7 @@ final class LostWriteCheck {
 
 		private final String keyPrefix = "lw-" + this.runId + "-";
 
-		private final HttpClient http = HttpClient.newBuilder()
-			.version(HttpClient.Version.HTTP_1_1)
-			.connectTimeout(Duration.ofSeconds(5))
-			.build();
+		private final HttpClient http;
 
 		private final AtomicLong sequence = new AtomicLong();
 
@@ -335,9 +342,14 @@ final class LostWriteCheck {
 
 		private final AtomicInteger acknowledgedAfterKill = new AtomicInteger();
 
-		Run(Settings settings, Target target) {
+		Run(Settings settings, Target target) throws Exception {
 			this.settings = settings;
 			this.target = target;
+			this.http = HttpClient.newBuilder()
+				.version(HttpClient.Version.HTTP_1_1)
+				.connectTimeout(Duration.ofSeconds(5))
+				.sslContext(target.sslContext())
+				.build();
 		}
 
 		Report execute() throws Exception {

@@ -1,15 +1,34 @@
 package dev.highload.profiles;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.SocketTimeoutException;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Collections;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.SSLSocketFactory;
 
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -62,19 +81,27 @@ class PatroniFailoverIntegrationTests {
 
 	private static final JsonMapper json = JsonMapper.builder().build();
 
+	/**
+	 * HAProxy's HTTPS port on the host: chosen here, not by Docker, since HAProxy names
+	 * it in its redirects and in the service's links.
+	 */
+	private static final String HTTPS_PORT = ComposeProject.freePort();
+
 	private static final ComposeProject HA = new ComposeProject("profiles-ha-it",
 			List.of(Path.of("docker-compose.ha.yml")),
-			Map.of("APP_PORT", "0", "HA_DB_SUBNET", System.getProperty("it.ha.db-subnet", "172.29.200.0/24"),
-					"HA_APP_SUBNET", System.getProperty("it.ha.app-subnet", "172.29.201.0/24"), "HA_EDGE_SUBNET",
-					System.getProperty("it.ha.edge-subnet", "172.29.202.0/24"), "HA_LB_ADDRESS",
-					System.getProperty("it.ha.lb-address", "172.29.202.250"), "SECRETS_DIR",
-					WORK.resolve("secrets").toString(),
+			Map.ofEntries(Map.entry("APP_PORT", "0"), Map.entry("HTTPS_PORT", HTTPS_PORT),
+					Map.entry("HA_DB_SUBNET", System.getProperty("it.ha.db-subnet", "172.29.200.0/24")),
+					Map.entry("HA_APP_SUBNET", System.getProperty("it.ha.app-subnet", "172.29.201.0/24")),
+					Map.entry("HA_EDGE_SUBNET", System.getProperty("it.ha.edge-subnet", "172.29.202.0/24")),
+					Map.entry("HA_ADMIN_SUBNET", System.getProperty("it.ha.admin-subnet", "172.29.203.0/24")),
+					Map.entry("HA_LB_ADDRESS", System.getProperty("it.ha.lb-address", "172.29.202.250")),
+					Map.entry("SECRETS_DIR", WORK.resolve("secrets").toString()),
 					// Every writer reaches the service through Docker's proxy, from one
 					// address: neither the service nor HAProxy may limit them.
-					"REGISTRATIONS_PER_ADDRESS", "0", "LB_REGISTRATIONS_PER_MINUTE", "1000000",
+					Map.entry("REGISTRATIONS_PER_ADDRESS", "0"), Map.entry("LB_REGISTRATIONS_PER_MINUTE", "1000000"),
 					// 150 failed logins of one client pass HAProxy, 75 to each instance:
 					// past each one's 50 per address, so that they reach both limits.
-					"LB_LOGINS_PER_MINUTE", "150"));
+					Map.entry("LB_LOGINS_PER_MINUTE", "150")));
 
 	private static boolean started;
 
@@ -112,16 +139,292 @@ class PatroniFailoverIntegrationTests {
 				etcd1 + " 2379 " + put)) {
 			assertThat(http("app1", target, "")).as("from app1: " + target).isEqualTo("unreachable");
 		}
-		assertThat(http("pg2", "pg1-db 8008 " + patch, "")).as("pg2 without credentials")
-			.matches("HTTP/1\\.[01] 401.*");
-		assertThat(http("pg2", etcd1 + " 2379 " + put, "")).as("pg2 to etcd without a user")
-			.matches("HTTP/1\\.[01] [45]\\d\\d.*");
-		String credentials = java.util.Base64.getEncoder()
+		assertThat(fromNode("pg2", "PATCH", "https://pg1-db:8008/config", "{\"synchronous_mode\":false}", ""))
+			.as("pg2 without credentials")
+			.isEqualTo("401");
+		assertThat(fromNode("pg2", "POST", "https://etcd1:2379/v3/kv/put",
+				"{\"key\":\"L3NlcnZpY2Uv\",\"value\":\"eA==\"}", ""))
+			.as("pg2 to etcd without a user")
+			.matches("[45]\\d\\d");
+		String credentials = Base64.getEncoder()
 			.encodeToString(("patroni:" + HA.secret("patroni-restapi-password")).getBytes());
 		// A change to what it already is: ttl is 20.
-		assertThat(http("pg2", "pg1-db 8008 PATCH /config {\"ttl\":20}", credentials))
+		assertThat(fromNode("pg2", "PATCH", "https://pg1-db:8008/config", "{\"ttl\":20}", credentials))
 			.as("pg2 with the REST API's password")
-			.matches("HTTP/1\\.[01] 200.*");
+			.isEqualTo("200");
+	}
+
+	/**
+	 * TLS wherever the deployment crosses a network but between HAProxy and the service:
+	 * HTTPS at HAProxy with the generated certificate and HSTS, plain HTTP answered with
+	 * a redirect alone; every session of the service on every node, and every streaming
+	 * replica, encrypted; the runtime role refused without TLS; Patroni's REST API and
+	 * etcd answering HTTPS alone.
+	 */
+	@Test
+	@Order(-5)
+	void everyConnectionAcrossANetworkIsEncryptedAndPlainOnesAreRefused() throws Exception {
+		ApiClient.Response registered = api().post("/user/register",
+				ApiClient.registration("Tls", ApiClient.uniqueName(), "secret-password"));
+		assertThat(registered.status()).as(registered.body()).isEqualTo(200);
+		assertThat(registered.headers().firstValue("Strict-Transport-Security")).hasValue("max-age=31536000");
+		assertThat(registered.headers().firstValue("Set-Cookie")).as("the consistency cookie, over HTTPS")
+			.hasValueSatisfying((cookie) -> assertThat(cookie).contains("; Secure"));
+		String id = registered.json().get("user_id").asString();
+
+		URI plain = HA.address("lb", 8080);
+		HttpResponse<String> redirected = HttpClient.newHttpClient()
+			.send(HttpRequest.newBuilder(plain.resolve("/user/get/" + id)).build(),
+					HttpResponse.BodyHandlers.ofString());
+		assertThat(redirected.statusCode()).isEqualTo(308);
+		assertThat(redirected.headers().firstValue("Location"))
+			.hasValue("https://127.0.0.1:" + HTTPS_PORT + "/user/get/" + id);
+		assertThat(redirected.headers().firstValue("Strict-Transport-Security")).isEmpty();
+
+		String runtime = "profiles";
+		for (String node : NODES) {
+			assertThat(HA.psql(node, "postgres",
+					"SELECT count(*) FILTER (WHERE s.ssl) || '/' || count(*) FROM pg_stat_activity a "
+							+ "JOIN pg_stat_ssl s USING (pid) WHERE a.usename = '" + runtime + "'"))
+				.as("the service's sessions on " + node + ", encrypted/all")
+				.matches("([1-9]\\d*)/\\1");
+		}
+		String leader = leader(NODES);
+		assertThat(HA.psql(leader, "postgres",
+				"SELECT count(*) FILTER (WHERE s.ssl) || '/' || count(*) FROM pg_stat_replication r "
+						+ "JOIN pg_stat_ssl s USING (pid)"))
+			.as("the standbys' streams from " + leader + ", encrypted/all")
+			.isEqualTo("2/2");
+
+		String password = HA.secret("app-db-password");
+		assertThat(psqlFrom("app", "host=pg1 dbname=profiles user=" + runtime + " sslmode=disable", password))
+			.as("the runtime role without TLS")
+			.contains("pg_hba.conf rejects connection");
+		assertThat(psqlFrom("app",
+				"host=pg1 dbname=profiles user=" + runtime + " sslmode=verify-full sslrootcert=/ca.crt", password))
+			.as("the runtime role with TLS, verified")
+			.isEqualTo("ok");
+
+		for (String url : List.of("pg1-db:8008/health", "etcd1:2379/health")) {
+			assertThat(fromNode("pg2", "GET", "https://" + url, "", "")).as("https://" + url).isEqualTo("200");
+			assertThat(fromNode("pg2", "GET", "http://" + url, "", "")).as("http://" + url).startsWith("error");
+		}
+	}
+
+	/**
+	 * The schema owner's password is in the one-shot migrate container alone, which has
+	 * run and exited 0: none of the service's secret files holds it, and the owner cannot
+	 * log in from the service's network, even with its password.
+	 */
+	@Test
+	@Order(-4)
+	void onlyTheMigrateContainerHoldsTheOwnersPassword() throws Exception {
+		String owner = HA.secret("app-db-migration-password");
+		String ownerHash = HexFormat.of()
+			.formatHex(MessageDigest.getInstance("SHA-256")
+				.digest(Files.readAllBytes(Path.of(HA.environment().get("SECRETS_DIR"), "app-db-migration-password"))));
+		for (String app : List.of("app1", "app2")) {
+			ComposeProject.Result files = HA.compose(Duration.ofSeconds(30), "exec", "-T", app, "bash", "-c",
+					"for f in /run/secrets/*; do echo \"$(sha256sum < \"$f\" | cut -d' ' -f1) $f\"; done");
+			assertThat(files.exitCode()).as(files.output()).isZero();
+			assertThat(files.stdout()).as(app + "'s secrets")
+				.contains("/run/secrets/app.db.password")
+				.doesNotContain(ownerHash, "migration");
+		}
+		ComposeProject.Result migrate = HA.compose(Duration.ofSeconds(30), "ps", "-a", "--format",
+				"{{.Service}} {{.State}} {{.ExitCode}}", "migrate");
+		assertThat(migrate.stdout().strip()).isEqualTo("migrate exited 0");
+		assertThat(psqlFrom("app",
+				"host=pg1 dbname=profiles user=profiles_owner sslmode=verify-full sslrootcert=/ca.crt", owner))
+			.as("the owner from the app network")
+			.contains("pg_hba.conf rejects connection");
+	}
+
+	/**
+	 * HAProxy reads each path in one spelling: the login path written another way is
+	 * refused before it can try a password past the login limit. The forwarded headers
+	 * are HAProxy's own: a client's {@code X-Forwarded-Host} does not reach the links the
+	 * service builds.
+	 */
+	@Test
+	@Order(-3)
+	void haproxyReadsOnePathSpellingAndSetsTheForwardedHeadersItself() throws Exception {
+		ApiClient api = api();
+		String body = ApiClient.toJson(Map.of("id", UUID.randomUUID().toString(), "password", "wrong"));
+		Map<String, Integer> statuses = new TreeMap<>();
+		for (int i = 0; i < 200; i++) {
+			for (String path : List.of("/%6Cogin", "/login;x=1", "//login", "/user/../login")) {
+				ApiClient.Response response = api.post(path, body);
+				statuses.merge(path + " " + response.status(), 1, Integer::sum);
+				if (response.status() == 400) {
+					assertThat(response.body()).contains("canonical form");
+				}
+			}
+		}
+		assertThat(statuses).as("200 logins at each spelling")
+			.containsOnlyKeys("/%6Cogin 400", "/login;x=1 400", "//login 400", "/user/../login 400");
+
+		String first = "Link" + ApiClient.uniqueName().substring(1, 8);
+		String last = ApiClient.uniqueName();
+		api.register(first, last, "secret-password");
+		api.register(first, last, "secret-password");
+		String search = "/user/search?first_name=" + first + "&last_name=" + last + "&limit=1";
+		ApiClient.Response page = await("both in the search").atMost(Duration.ofSeconds(30))
+			.pollInterval(Duration.ofMillis(200))
+			.until(() -> api.get(search, "X-Forwarded-Host", "attacker.example", "X-Forwarded-Proto", "http",
+					"X-Forwarded-Port", "1", "Forwarded", "host=attacker.example;proto=http"),
+					(response) -> response.status() == 200 && response.headers().firstValue("Link").isPresent());
+		assertThat(page.headers().firstValue("Link").orElseThrow())
+			.startsWith("<https://127.0.0.1:" + HTTPS_PORT + "/user/search?")
+			.doesNotContain("attacker");
+	}
+
+	/**
+	 * 300 connections that send a request's headers and then its body a byte a second:
+	 * HAProxy buffers them (not a service thread), answers and closes each within 10 s,
+	 * and a GET from another connection meanwhile answers within 1 s at p99.
+	 */
+	@Test
+	@Order(-3)
+	void slowBodiesAreClosedWithinTenSecondsAndOtherClientsAreServed() throws Exception {
+		ApiClient api = api();
+		String id = api.register("Slow", ApiClient.uniqueName(), "secret-password").toString();
+		URI https = lb();
+		SSLSocketFactory sockets = HA.trustingItsAuthority().getSocketFactory();
+		int slow = 300;
+		List<Long> closedAfter = Collections.synchronizedList(new ArrayList<>());
+		List<Thread> threads = new ArrayList<>();
+		for (int i = 0; i < slow; i++) {
+			Thread thread = new Thread(() -> closedAfter.add(slowBody(sockets, https)), "slow-body-" + i);
+			thread.setDaemon(true);
+			thread.start();
+			threads.add(thread);
+		}
+		List<Long> latencies = new ArrayList<>();
+		long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+		while (System.nanoTime() < until) {
+			long began = System.nanoTime();
+			ApiClient.Response profile = api.get("/user/get/" + id);
+			latencies.add((System.nanoTime() - began) / 1_000_000);
+			assertThat(profile.status()).as(profile.body()).isEqualTo(200);
+			Thread.sleep(50);
+		}
+		for (Thread thread : threads) {
+			thread.join(30_000);
+		}
+		List<Long> sorted = latencies.stream().sorted().toList();
+		long p99 = sorted.get((int) Math.ceil(sorted.size() * 0.99) - 1);
+		System.out.println("slow bodies: " + slow + " connections closed after " + summary(closedAfter)
+				+ " ms; GETs meanwhile: " + sorted.size() + ", p99 " + p99 + " ms");
+		assertThat(closedAfter).hasSize(slow).allMatch((millis) -> millis >= 0 && millis <= 10_000);
+		assertThat(p99).as("p99 of the GETs meanwhile, ms").isLessThanOrEqualTo(1000);
+	}
+
+	/**
+	 * One slow request: its headers at once, then a byte of its 1,000-byte body every
+	 * second until the connection closes; how long after the handshake it was closed, -1
+	 * if it was not within 30 s.
+	 */
+	private static long slowBody(SSLSocketFactory sockets, URI https) {
+		try (SSLSocket socket = (SSLSocket) sockets.createSocket(https.getHost(), https.getPort())) {
+			socket.setSoTimeout(1000);
+			socket.startHandshake();
+			long began = System.nanoTime();
+			OutputStream out = socket.getOutputStream();
+			out.write(("POST /user/register HTTP/1.1\r\nHost: " + https.getAuthority()
+					+ "\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
+				.getBytes(StandardCharsets.US_ASCII));
+			out.flush();
+			InputStream in = socket.getInputStream();
+			byte[] buffer = new byte[4096];
+			while (System.nanoTime() - began < Duration.ofSeconds(30).toNanos()) {
+				try {
+					if (in.read(buffer) < 0) {
+						return (System.nanoTime() - began) / 1_000_000;
+					}
+				}
+				catch (SocketTimeoutException ex) {
+					try {
+						out.write(' ');
+						out.flush();
+					}
+					catch (IOException closed) {
+						return (System.nanoTime() - began) / 1_000_000;
+					}
+				}
+				catch (IOException closed) {
+					return (System.nanoTime() - began) / 1_000_000;
+				}
+			}
+			return -1;
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	private static String summary(List<Long> millis) {
+		List<Long> sorted = millis.stream().sorted().toList();
+		return sorted.isEmpty() ? "none" : sorted.get(0) + "-" + sorted.get(sorted.size() - 1);
+	}
+
+	/** HAProxy's HTTPS address on the host. */
+	private static URI lb() throws Exception {
+		return HA.address("https", "lb", 8443);
+	}
+
+	/** A client of the API through HAProxy, over HTTPS, trusting the deployment's CA. */
+	private static ApiClient api() throws Exception {
+		return new ApiClient(lb(), HA.trustingItsAuthority());
+	}
+
+	/**
+	 * One HTTP request with Python from inside a node's container, trusting the
+	 * deployment's CA: the status code, or "error" and what went wrong when no HTTP
+	 * answer came (as for plain HTTP to a TLS port).
+	 */
+	private static String fromNode(String node, String method, String url, String body, String basic) throws Exception {
+		String script = """
+				import ssl, sys, urllib.error, urllib.request
+				method, url, body, basic = sys.argv[1:5]
+				headers = {"Content-Type": "application/json"}
+				if basic:
+				    headers["Authorization"] = "Basic " + basic
+				request = urllib.request.Request(url, body.encode() if body else None, headers, method=method)
+				context = ssl.create_default_context(cafile="/run/secrets/tls-ca.crt")
+				try:
+				    with urllib.request.urlopen(request, timeout=10, context=context) as response:
+				        print(response.status)
+				except urllib.error.HTTPError as error:
+				    print(error.code)
+				except Exception as error:
+				    print("error", type(error).__name__)
+				""";
+		ComposeProject.Result result = HA.compose(Duration.ofSeconds(60), "exec", "-T", node, "python3", "-c", script,
+				method, url, body, basic);
+		assertThat(result.exitCode()).as(result.output()).isZero();
+		return result.stdout().strip();
+	}
+
+	/**
+	 * psql from a container of its own on one of the deployment's networks (Patroni's
+	 * image has it), with the deployment's CA at /ca.crt: "ok" if it logged in, else what
+	 * psql said.
+	 */
+	private static String psqlFrom(String network, String conninfo, String password) throws Exception {
+		ComposeProject.Result result = HA.run(Duration.ofMinutes(2),
+				List.of("docker", "run", "--rm", "--network", HA.name() + "_" + network, "-v",
+						Path.of(HA.environment().get("SECRETS_DIR"), "tls-ca.crt") + ":/ca.crt:ro", "-e",
+						"PGPASSWORD=" + password, "-e", "PGCONNECT_TIMEOUT=10", "--entrypoint", "psql", nodeImage(),
+						"-XAtq", "-d", conninfo, "-c", "SELECT 'ok'"));
+		return (result.exitCode() == 0) ? result.stdout().strip() : result.output().strip();
+	}
+
+	private static String nodeImage() throws Exception {
+		String container = HA.compose(Duration.ofSeconds(30), "ps", "-q", "pg1").stdout().strip();
+		return HA.run(Duration.ofSeconds(30), List.of("docker", "inspect", "-f", "{{.Config.Image}}", container))
+			.stdout()
+			.strip();
 	}
 
 	/**
@@ -136,12 +439,13 @@ class PatroniFailoverIntegrationTests {
 	@Order(-1)
 	void failedLoginsOfOneClientDoNotStopAnother() throws Exception {
 		String script = """
-				import json, sys, urllib.request, urllib.error, uuid
+				import json, ssl, sys, urllib.request, urllib.error, uuid
+				context = ssl.create_default_context(cafile="/ca.crt")
 				def call(path, body):
-				    request = urllib.request.Request("http://lb:8080" + path, json.dumps(body).encode(),
+				    request = urllib.request.Request("https://lb:8443" + path, json.dumps(body).encode(),
 				        {"Content-Type": "application/json"})
 				    try:
-				        with urllib.request.urlopen(request, timeout=30) as response:
+				        with urllib.request.urlopen(request, timeout=30, context=context) as response:
 				            return response.status, response.read().decode()
 				    except urllib.error.HTTPError as error:
 				        return error.code, error.read().decode()
@@ -170,8 +474,7 @@ class PatroniFailoverIntegrationTests {
 	@Test
 	@Order(0)
 	void tokensSignedWithAPublishedKeyAreRefused() throws Exception {
-		URI lb = HA.address("lb", 8080);
-		ForgedTokens.assertPublishedKeysRefused(new ApiClient(lb.getHost(), lb.getPort()), HA.secret("token-keys"));
+		ForgedTokens.assertPublishedKeysRefused(api(), HA.secret("token-keys"));
 	}
 
 	/**
@@ -202,14 +505,10 @@ class PatroniFailoverIntegrationTests {
 	 * Patroni's image (it has Python 3); its standard output.
 	 */
 	private static String client(String script, String address, String name, int failures) throws Exception {
-		String container = HA.compose(Duration.ofSeconds(30), "ps", "-q", "pg1").stdout().strip();
-		String image = HA
-			.run(Duration.ofSeconds(30), List.of("docker", "inspect", "-f", "{{.Config.Image}}", container))
-			.stdout()
-			.strip();
 		ComposeProject.Result result = HA.run(Duration.ofMinutes(5),
-				List.of("docker", "run", "--rm", "--network", HA.name() + "_edge", "--ip", address, "--entrypoint",
-						"python3", image, "-c", script, name, Integer.toString(failures)));
+				List.of("docker", "run", "--rm", "--network", HA.name() + "_edge", "--ip", address, "-v",
+						Path.of(HA.environment().get("SECRETS_DIR"), "tls-ca.crt") + ":/ca.crt:ro", "--entrypoint",
+						"python3", nodeImage(), "-c", script, name, Integer.toString(failures)));
 		assertThat(result.exitCode()).as(result.output()).isZero();
 		return result.stdout().strip();
 	}
@@ -221,7 +520,7 @@ class PatroniFailoverIntegrationTests {
 		// The check counts every row without its own marker as unexpected, and the tests
 		// of the locks registered users: start empty.
 		HA.psql(oldLeader, "profiles", "TRUNCATE users CASCADE");
-		PatroniTarget target = new PatroniTarget(HA.address("lb", 8080).resolve("/user/register"), oldLeader);
+		PatroniTarget target = new PatroniTarget(lb().resolve("/user/register"), oldLeader);
 
 		LostWriteCheck.Report report = LostWriteCheck.run(settings(true), target);
 
@@ -251,8 +550,8 @@ class PatroniFailoverIntegrationTests {
 		String oldLeader = leader(NODES);
 		// The check counts every row without its own marker as unexpected: start empty.
 		HA.psql(oldLeader, "profiles", "TRUNCATE users CASCADE");
-		PartitionTarget target = new PartitionTarget(HA.address("lb", 8080).resolve("/user/register"), oldLeader,
-				new AtomicLong(), new AtomicReference<>());
+		PartitionTarget target = new PartitionTarget(lb().resolve("/user/register"), oldLeader, new AtomicLong(),
+				new AtomicReference<>());
 		WritableWatch watch = new WritableWatch(oldLeader, target.partitioned());
 		Thread watcher = new Thread(watch, "writable-watch");
 		watcher.setDaemon(true);
@@ -301,7 +600,7 @@ class PatroniFailoverIntegrationTests {
 		awaitSetting(leader, "synchronous_standby_names", "", Duration.ofMinutes(1));
 		// The check counts every row without its own marker as unexpected: start empty.
 		HA.psql(leader, "profiles", "TRUNCATE users CASCADE");
-		PatroniTarget target = new PatroniTarget(HA.address("lb", 8080).resolve("/user/register"), leader);
+		PatroniTarget target = new PatroniTarget(lb().resolve("/user/register"), leader);
 
 		LostWriteCheck.Report report = LostWriteCheck.run(settings(false), target);
 
@@ -324,6 +623,11 @@ class PatroniFailoverIntegrationTests {
 
 		/** The leader the fault hits. */
 		String leader();
+
+		@Override
+		default SSLContext sslContext() throws Exception {
+			return HA.trustingItsAuthority();
+		}
 
 		@Override
 		default String failover() throws Exception {

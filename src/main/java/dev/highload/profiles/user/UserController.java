@@ -111,7 +111,7 @@ class UserController {
 		}
 		WalPosition written = this.users.positionAfterWrite();
 		if (written.offset() > 0) {
-			this.consistencyTokens.afterWrite(response, written.offset());
+			this.consistencyTokens.afterWrite(http, response, written.offset());
 		}
 		return new RegisterResponse(id);
 	}

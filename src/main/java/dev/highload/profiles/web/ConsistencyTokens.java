@@ -180,7 +180,7 @@ public final class ConsistencyTokens {
 				required = Math.max(required, parse(cookie.getValue(), "cookie " + COOKIE));
 			}
 			catch (InvalidParameterException ex) {
-				response.addHeader(HttpHeaders.SET_COOKIE, cookieOf("").maxAge(0).build().toString());
+				response.addHeader(HttpHeaders.SET_COOKIE, cookieOf(request, "").maxAge(0).build().toString());
 				throw ex;
 			}
 		}
@@ -198,31 +198,33 @@ public final class ConsistencyTokens {
 		response.setHeader(HEADER, token(seen));
 		Cookie cookie = cookie(request);
 		if (cookie != null && !sameOrLater(cookie.getValue(), seen)) {
-			setCookie(response, seen);
+			setCookie(request, response, seen);
 		}
 	}
 
 	/**
 	 * Gives a write's position to the client, in the header and the cookie.
+	 * @param request the request
 	 * @param response the response, not yet committed
 	 * @param written a WAL offset at or after the write's commit
 	 */
-	public void afterWrite(HttpServletResponse response, long written) {
+	public void afterWrite(HttpServletRequest request, HttpServletResponse response, long written) {
 		response.setHeader(HEADER, token(written));
-		setCookie(response, written);
+		setCookie(request, response, written);
 	}
 
-	private void setCookie(HttpServletResponse response, long position) {
-		response.addHeader(HttpHeaders.SET_COOKIE, cookieOf(token(position)).build().toString());
+	private void setCookie(HttpServletRequest request, HttpServletResponse response, long position) {
+		response.addHeader(HttpHeaders.SET_COOKIE, cookieOf(request, token(position)).build().toString());
 	}
 
 	/**
 	 * The cookie's attributes, for setting and clearing it alike. Not a secret and not a
 	 * credential: a position any client may hold. HttpOnly and SameSite all the same, as
-	 * nothing in a page needs to read it.
+	 * nothing in a page needs to read it; Secure when the client came over HTTPS (behind
+	 * HAProxy, which says so in X-Forwarded-Proto), so that it is never sent in clear.
 	 */
-	private static ResponseCookie.ResponseCookieBuilder cookieOf(String value) {
-		return ResponseCookie.from(COOKIE, value).path("/").httpOnly(true).sameSite("Lax");
+	private static ResponseCookie.ResponseCookieBuilder cookieOf(HttpServletRequest request, String value) {
+		return ResponseCookie.from(COOKIE, value).path("/").httpOnly(true).sameSite("Lax").secure(request.isSecure());
 	}
 
 	private boolean sameOrLater(String token, long seen) {

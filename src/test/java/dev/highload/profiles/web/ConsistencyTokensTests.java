@@ -145,9 +145,19 @@ class ConsistencyTokensTests {
 	@Test
 	void aWriteAlwaysSetsTheCookie() {
 		MockHttpServletResponse response = new MockHttpServletResponse();
-		this.tokens.afterWrite(response, 900);
+		this.tokens.afterWrite(new MockHttpServletRequest(), response, 900);
 		assertThat(response.getHeader(ConsistencyTokens.HEADER)).isEqualTo(this.tokens.token(900));
-		assertThat(response.getHeader("Set-Cookie")).startsWith("consistency_token=" + this.tokens.token(900));
+		assertThat(response.getHeader("Set-Cookie")).startsWith("consistency_token=" + this.tokens.token(900))
+			.doesNotContain("Secure");
+	}
+
+	@Test
+	void overHttpsTheCookieIsSecure() {
+		MockHttpServletRequest https = new MockHttpServletRequest();
+		https.setSecure(true);
+		MockHttpServletResponse response = new MockHttpServletResponse();
+		this.tokens.afterWrite(https, response, 900);
+		assertThat(response.getHeader("Set-Cookie")).contains("Secure", "HttpOnly");
 	}
 
 	private static MockHttpServletRequest withCookie(String token) {

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Patroni's on_start and on_role_change callback (docker/ha/patroni.yml): on the leader, sets
+# every role's password from its secret file again, so that the passwords follow the secrets
+# directory on every start and promotion, also on a volume made with other ones. Patroni calls
+# it with the action, the node's new role and the cluster's name; on a replica it does nothing
+# (a standby is read-only; its leader does it). It connects as the superuser over the node's
+# Unix socket, where pg_hba trusts the container's own processes.
+#   SUPERUSER_PASSWORD_FILE, REPLICATION_PASSWORD_FILE   postgres, replicator and rewinder
+#   APP_DB_PASSWORD_FILE, APP_DB_MIGRATION_PASSWORD_FILE the service's two roles
+#   APP_DB_USERNAME, APP_DB_MIGRATION_USERNAME           their names
+# A role that does not exist yet (the first start, before patroni-bootstrap.sh made it) is
+# left alone. Nothing is printed of a password.
+set -Eeuo pipefail
+action=${1:-} role=${2:-}
+case $role in
+	primary | master) ;;
+	*) exit 0 ;;
+esac
+password() { cat "${!1:?$1 must name a file}"; }
+# Patroni runs the callback as soon as PostgreSQL accepts connections; be patient for a while.
+for _ in $(seq 1 30); do
+	pg_isready -q -h /var/run/postgresql && break
+	sleep 1
+done
+psql -h /var/run/postgresql -v ON_ERROR_STOP=1 --no-psqlrc --no-password -U postgres -d postgres -q \
+	--set postgres_password="$(password SUPERUSER_PASSWORD_FILE)" \
+	--set replication_password="$(password REPLICATION_PASSWORD_FILE)" \
+	--set app_username="${APP_DB_USERNAME:-profiles}" --set app_password="$(password APP_DB_PASSWORD_FILE)" \
+	--set migration_username="${APP_DB_MIGRATION_USERNAME:-profiles_owner}" \
+	--set migration_password="$(password APP_DB_MIGRATION_PASSWORD_FILE)" <<-'SQL'
+	-- No statement is logged with its password: log_statement stays 'none' for this session.
+	SET log_statement = 'none';
+	SELECT format('ALTER ROLE %I PASSWORD %L', r.name, r.password)
+	FROM (VALUES ('postgres', :'postgres_password'), ('replicator', :'replication_password'),
+	             ('rewinder', :'replication_password'), (:'app_username', :'app_password'),
+	             (:'migration_username', :'migration_password')) AS r(name, password)
+	WHERE EXISTS (SELECT FROM pg_roles WHERE rolname = r.name) \gexec
+	SQL
+echo "patroni-roles.sh ($action as $role): the roles' passwords set from the secrets"
