@@ -154,7 +154,8 @@ class Compose:
     def __init__(self, env_files=()):
         self.work = ROOT / "target/compose-load"
         self.env = dict(os.environ, SECRETS_DIR=str(self.work / "secrets"), NETWORK_PREFIX=self.PREFIX,
-                        DB_NETWORK_SUBNET="172.28.51.0/24", APP_PORT="8080", MANAGEMENT_PORT="8081",
+                        DB_NETWORK_SUBNET="172.28.51.0/24", ADMIN_NETWORK_SUBNET="172.28.52.0/24",
+                        APP_PORT="8080", MANAGEMENT_PORT="8081",
                         # The simulations register thousands of users from 16 loopback addresses.
                         REGISTRATIONS_PER_ADDRESS="0")
         self.options = [a for f in env_files for a in ("--env-file", str(f))]
@@ -183,7 +184,7 @@ class Compose:
         (self.work / "data").mkdir(exist_ok=True)
         began = time.monotonic()
         self("run", "--rm", "--user", f"{os.getuid()}:{os.getgid()}", "-v", f"{self.work / 'data'}:/app/.data",
-             "app", f"--app.seed.users={users}", timeout=1800)
+             "seed", f"--app.seed.users={users}", timeout=1800)
         log(f"compose: seeded {users} users in {time.monotonic() - began:.0f} s")
 
     def restart_service(self):
@@ -199,14 +200,28 @@ class Compose:
         self("down", "-v", "--remove-orphans", check=False)
 
     def calibrate(self):
-        """calibrate() on the compose nodes, through the host's bridge as the service reaches them."""
-        return calibrate(f"{self.PREFIX}.11", (f"{self.PREFIX}.12", f"{self.PREFIX}.13"), port=5432,
-                         env=self.owner_env())
+        """calibrate() on the compose nodes, as the schema owner (it makes the tables), through the
+        host's bridge to the admin network: a bridge like the one the service reaches them through."""
+        return calibrate(self.admin_address("primary"), tuple(map(self.admin_address, ("replica1", "replica2"))),
+                         port=5432, env=self.owner_env())
 
     def owner_env(self):
         """libpq's variables for the schema owner on the compose primary."""
         password = (self.work / "secrets/app-db-migration-password").read_text().strip()
-        return {"PGHOST": f"{self.PREFIX}.11", "PGPASSWORD": password}
+        return {"PGHOST": self.admin_address("primary"), "PGPASSWORD": password}
+
+    def admin_address(self, service):
+        """A node's address on the admin network, the one network whose clients pg_hba.conf accepts as
+        the schema owner. The host reaches it through the network's bridge, from its gateway (.1),
+        which is inside that subnet; from the app network's addresses the owner is refused."""
+        ps = subprocess.run(["docker", "compose", "-p", self.NAME, *self.options, "ps", "-q", service], cwd=ROOT,
+                            env=self.env, capture_output=True, text=True)
+        network = f'{{{{(index .NetworkSettings.Networks "{self.NAME}_admin").IPAddress}}}}'
+        address = subprocess.run(["docker", "inspect", "-f", network, *ps.stdout.split()], capture_output=True,
+                                 text=True).stdout.strip()
+        if ps.returncode or not address:
+            fail(f"no address of {service} on the admin network:\n{ps.stderr}")
+        return address
 
 
 def run_gatling(simulation, options, output=None, java_home=None):

@@ -1,11 +1,19 @@
 package dev.highload.profiles;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
@@ -28,8 +36,9 @@ import static org.awaitility.Awaitility.await;
  * <p>
  * The service, in the host's network namespace, gets free ports of the test's choosing,
  * and the networks get subnets of their own ({@code -Dit.compose.network-prefix},
- * {@code -Dit.compose.db-subnet}; defaults 172.28.201 and 172.28.211.0/24), so the test
- * can run beside a {@code docker compose up} of the same file.
+ * {@code -Dit.compose.db-subnet}, {@code -Dit.compose.admin-subnet}; defaults 172.28.201,
+ * 172.28.211.0/24 and 172.28.221.0/24), so the test can run beside a
+ * {@code docker compose up} of the same file.
  */
 @RequiresDocker
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -52,8 +61,9 @@ class ComposeDeploymentIntegrationTests {
 			List.of(Path.of("docker-compose.yml")),
 			Map.of("APP_PORT", ComposeProject.freePort(), "MANAGEMENT_PORT", ComposeProject.freePort(),
 					"NETWORK_PREFIX", System.getProperty("it.compose.network-prefix", "172.28.201"),
-					"DB_NETWORK_SUBNET", System.getProperty("it.compose.db-subnet", "172.28.211.0/24"), "SECRETS_DIR",
-					WORK.resolve("secrets").toString()));
+					"DB_NETWORK_SUBNET", System.getProperty("it.compose.db-subnet", "172.28.211.0/24"),
+					"ADMIN_NETWORK_SUBNET", System.getProperty("it.compose.admin-subnet", "172.28.221.0/24"),
+					"SECRETS_DIR", WORK.resolve("secrets").toString()));
 
 	private static boolean started;
 
@@ -170,29 +180,137 @@ class ComposeDeploymentIntegrationTests {
 	}
 
 	/**
-	 * pg_hba.conf as init-primary.sh writes it, tried from a standby's container, which
-	 * is on both networks: the superuser is refused over TCP from either, replication
-	 * from the app network, and the service's runtime role reaches its database from the
-	 * app network only.
+	 * pg_hba.conf as derive-access.sh writes it, tried from a standby's container, which
+	 * is on all three networks: the superuser is refused over TCP from any, replication
+	 * from all but the db network, the service's runtime role reaches its database from
+	 * the app network only, and the schema's owner from the admin network only. The
+	 * standby's own file, rewritten at its start, admits the owner the same way: after a
+	 * failover, the migrations follow the new primary.
 	 */
 	@Test
 	@Order(6)
 	void eachRoleIsAcceptedOnlyFromWhereItIsNeeded() throws Exception {
 		String primaryApp = COMPOSE.networkAddress("primary", "default");
 		String primaryDb = COMPOSE.networkAddress("primary", "db");
+		String primaryAdmin = COMPOSE.networkAddress("primary", "admin");
 		String superuser = COMPOSE.secret("postgres-password");
 		String replication = COMPOSE.secret("replication-password");
 		String runtime = COMPOSE.secret("app-db-password");
-		assertThat(connect(primaryApp, "postgres", superuser, "dbname=postgres")).containsAnyOf("pg_hba.conf rejects",
-				"no pg_hba.conf entry");
-		assertThat(connect(primaryDb, "postgres", superuser, "dbname=postgres")).containsAnyOf("pg_hba.conf rejects",
-				"no pg_hba.conf entry");
-		assertThat(connect(primaryApp, "replicator", replication, "replication=true"))
-			.containsAnyOf("pg_hba.conf rejects", "no pg_hba.conf entry");
+		String owner = COMPOSE.secret("app-db-migration-password");
+		for (String address : List.of(primaryApp, primaryDb, primaryAdmin)) {
+			assertThat(connect(address, "postgres", superuser, "dbname=postgres")).containsAnyOf("pg_hba.conf rejects",
+					"no pg_hba.conf entry");
+		}
+		for (String address : List.of(primaryApp, primaryAdmin)) {
+			assertThat(connect(address, "replicator", replication, "replication=true"))
+				.containsAnyOf("pg_hba.conf rejects", "no pg_hba.conf entry");
+		}
 		assertThat(connect(primaryDb, "replicator", replication, "replication=true")).isEqualTo("ok");
 		assertThat(connect(primaryApp, "profiles", runtime, "dbname=profiles")).isEqualTo("ok");
-		assertThat(connect(primaryDb, "profiles", runtime, "dbname=profiles")).containsAnyOf("pg_hba.conf rejects",
-				"no pg_hba.conf entry");
+		for (String address : List.of(primaryDb, primaryAdmin)) {
+			assertThat(connect(address, "profiles", runtime, "dbname=profiles")).containsAnyOf("pg_hba.conf rejects",
+					"no pg_hba.conf entry");
+		}
+		assertThat(connect(primaryAdmin, "profiles_owner", owner, "dbname=profiles")).isEqualTo("ok");
+		for (String address : List.of(primaryApp, primaryDb)) {
+			assertThat(connect(address, "profiles_owner", owner, "dbname=profiles"))
+				.containsAnyOf("pg_hba.conf rejects", "no pg_hba.conf entry");
+		}
+		assertThat(connect(COMPOSE.networkAddress("replica1", "admin"), "profiles_owner", owner, "dbname=profiles"))
+			.isEqualTo("ok");
+		assertThat(connect(COMPOSE.networkAddress("replica1", "default"), "profiles_owner", owner, "dbname=profiles"))
+			.containsAnyOf("pg_hba.conf rejects", "no pg_hba.conf entry");
+	}
+
+	/**
+	 * The migrations ran in the one-shot migrate container, to its end, and it alone was
+	 * given the owner's password: none of the service's secrets holds it (compared by
+	 * SHA-256, so no password is handed to the service's container to compare), and no
+	 * {@code APP_DB_MIGRATION_*} variable is in its environment.
+	 */
+	@Test
+	@Order(8)
+	void onlyTheMigrationContainerHoldsTheOwnersPassword() throws Exception {
+		String migrate = container("migrate");
+		assertThat(inspect(migrate, "{{.State.Status}} {{.State.ExitCode}}")).isEqualTo("exited 0");
+		assertThat(secretMounts(migrate)).containsExactly("/run/secrets/app.db.migration.password");
+
+		// Each file's name and the SHA-256 of its content less a trailing line break, as
+		// ComposeProject#secret reads a secret.
+		ComposeProject.Result digests = COMPOSE
+			.compose(Duration.ofSeconds(60), "exec", "-T", "app", "bash", "-c", "for f in /run/secrets/*; do "
+					+ "printf '%s %s\\n' \"${f##*/}\" \"$(printf %s \"$(cat \"$f\")\" | sha256sum | cut -d' ' -f1)\"; done");
+		assertThat(digests.exitCode()).as(digests.output()).isZero();
+		Map<String, String> secrets = new HashMap<>();
+		digests.stdout().lines().map((line) -> line.split(" ")).forEach((fields) -> secrets.put(fields[0], fields[1]));
+		assertThat(secrets).containsOnlyKeys("app.db.password", "app.auth.token-keys");
+		// The same digest of the runtime role's password: the comparison can match.
+		assertThat(secrets).containsEntry("app.db.password", sha256(COMPOSE.secret("app-db-password")));
+		assertThat(secrets).doesNotContainValue(sha256(COMPOSE.secret("app-db-migration-password")));
+		assertThat(inspect(container("app"), "{{join .Config.Env \"\\n\"}}").lines())
+			.noneMatch((variable) -> variable.startsWith("APP_DB_MIGRATION_"));
+	}
+
+	/**
+	 * Where the service connects from (the host's network namespace, through the app
+	 * network's bridge), this test's own JDBC logins: the runtime role is accepted by the
+	 * primary and a replica, the owner by neither, its password notwithstanding. replica1
+	 * stands for both replicas: replica2 was stopped by
+	 * {@link #readsAndWritesGoOnWhenAReplicaStops}.
+	 */
+	@Test
+	@Order(9)
+	void theOwnerIsRefusedWhereTheServiceConnectsFrom() throws Exception {
+		String runtime = COMPOSE.secret("app-db-password");
+		String owner = COMPOSE.secret("app-db-migration-password");
+		for (String node : List.of("primary", "replica1")) {
+			String address = COMPOSE.networkAddress(node, "default");
+			assertThat(login(address, "profiles", runtime)).as(node).isEqualTo("ok");
+			assertThat(login(address, "profiles_owner", owner)).as(node)
+				.containsAnyOf("pg_hba.conf rejects", "no pg_hba.conf entry");
+		}
+	}
+
+	/**
+	 * One JDBC login from the test's process, on the host: "ok", or the driver's error.
+	 */
+	private static String login(String host, String user, String password) {
+		Properties properties = new Properties();
+		properties.setProperty("user", user);
+		properties.setProperty("password", password);
+		properties.setProperty("connectTimeout", "5");
+		try (Connection connection = DriverManager.getConnection("jdbc:postgresql://" + host + ":5432/profiles",
+				properties)) {
+			return connection.isValid(5) ? "ok" : "not valid";
+		}
+		catch (SQLException ex) {
+			return ex.getMessage();
+		}
+	}
+
+	private static String container(String service) throws Exception {
+		ComposeProject.Result ps = COMPOSE.compose(Duration.ofSeconds(30), "ps", "-a", "-q", service);
+		assertThat(ps.exitCode()).as(ps.output()).isZero();
+		return ps.stdout().strip();
+	}
+
+	private static String inspect(String container, String format) throws Exception {
+		ComposeProject.Result result = COMPOSE.run(Duration.ofSeconds(30),
+				List.of("docker", "inspect", "-f", format, container));
+		assertThat(result.exitCode()).as(result.output()).isZero();
+		return result.stdout().strip();
+	}
+
+	/** Where Compose mounted a container's secrets: one file each under /run/secrets. */
+	private static List<String> secretMounts(String container) throws Exception {
+		return Arrays.stream(inspect(container, "{{range .Mounts}}{{.Destination}} {{end}}").split(" "))
+			.filter((destination) -> destination.startsWith("/run/secrets/"))
+			.toList();
+	}
+
+	private static String sha256(String text) throws Exception {
+		return HexFormat.of()
+			.formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
 	}
 
 	/** One connection attempt from replica1's container: "ok", or psql's error. */

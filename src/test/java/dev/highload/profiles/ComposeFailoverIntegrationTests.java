@@ -23,12 +23,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * standby, re-points the other and clones the old primary again; the writers carry on,
  * and every marker is compared with the rows on the new primary.
  * <p>
- * It drives the {@code docker compose} CLI itself (a project of its own, ports chosen by
- * Docker, a subnet of its own: {@code -Dit.compose.failover-subnet}, default
- * 172.28.202.0/24), since the failover re-creates containers under compose's control.
- * Needs Docker ({@link RequiresDocker}). CI runs it small;
- * {@code -Dlost-write.acknowledged} and {@code -Dlost-write.writers} set the size, as for
- * {@link LostWriteIntegrationTests}.
+ * It drives the {@code docker compose} CLI itself (a project of its own, ports of its
+ * own, subnets of its own: {@code -Dit.compose.failover-network-prefix},
+ * {@code -Dit.compose.failover-db-subnet}, {@code -Dit.compose.failover-admin-subnet};
+ * defaults 172.28.202, 172.28.212.0/24 and 172.28.222.0/24), since the failover
+ * re-creates containers under compose's control. Needs Docker ({@link RequiresDocker}).
+ * CI runs it small; {@code -Dlost-write.acknowledged} and {@code -Dlost-write.writers}
+ * set the size, as for {@link LostWriteIntegrationTests}.
  */
 @RequiresDocker
 @Timeout(value = 30, unit = TimeUnit.MINUTES)
@@ -58,6 +59,7 @@ class ComposeFailoverIntegrationTests {
 			Map.of("APP_PORT", ComposeProject.freePort(), "MANAGEMENT_PORT", ComposeProject.freePort(),
 					"NETWORK_PREFIX", System.getProperty("it.compose.failover-network-prefix", "172.28.202"),
 					"DB_NETWORK_SUBNET", System.getProperty("it.compose.failover-db-subnet", "172.28.212.0/24"),
+					"ADMIN_NETWORK_SUBNET", System.getProperty("it.compose.failover-admin-subnet", "172.28.222.0/24"),
 					"FAILOVER_FILE", OVERRIDE.toString(), "REGISTRATIONS_PER_ADDRESS", "0", "SECRETS_DIR",
 					WORK.resolve("secrets").toString()));
 
