@@ -6,9 +6,11 @@ refused with 400 before any node is asked, so that anonymous clients cannot move
 primary, which registrations need (issue 35). This measures what a registering user sees:
 each round registers --registrations users from --writers keep-alive connections, once alone and
 once while --forged GETs of existing ids with a forged token arrive from --concurrency connections,
-spread over the same time; the order of the two alternates from round to round. It prints each
-round's registration p99 and the medians of both, their ratio, the forged GETs' statuses (all must be
-400) and whether any node was marked down (the nodes' health details).
+spread over the same time, and once with as many GETs without a token, the same way: the control,
+which tells what any such traffic costs on the same two cores from what a forged token adds. The
+order of the three rotates from round to round. It prints each round's registration p99, the medians
+of the three and their ratios to the first, the GETs' statuses (every forged one must be 400) and
+whether any node was marked down (the nodes' health details).
 
 The service runs on a small embedded cluster of its own (ports 19080/19081, cluster 19432-19434;
 build first: ./mvnw -q -DskipTests package test-compile), with the per-address registration
@@ -17,10 +19,14 @@ limit off. The machine is calibrated in the same run (pgbench -S on that cluster
   python3 bench/forged-tokens.py --rounds 5
 """
 import argparse
+import asyncio
 import collections
+import os
 import http.client
+import multiprocessing
 import json
 import random
+import re
 import string
 import threading
 import time
@@ -46,7 +52,9 @@ def register(connection):
     payload = response.read()
     elapsed = (time.perf_counter() - began) * 1000
     if response.status != 200:
-        fail(f"registration answered {response.status}: {payload[:300]!r}")
+        # From a writer thread: fail() would end that thread alone.
+        print(f"registration answered {response.status}: {payload[:300]!r}", flush=True)
+        os._exit(1)
     if "{kid}" in FORGED[0]:
         FORGED[0] = FORGED[0].format(kid=response.getheader("Consistency-Token").split(".")[1])
     return elapsed, json.loads(payload)["user_id"]
@@ -77,32 +85,59 @@ def registrations(count, writers):
     return latencies, ids
 
 
-def forged_gets(total, concurrency, seconds, ids, statuses):
-    """`total` GETs with a forged token from `concurrency` connections, each spacing its own evenly
-    over `seconds`; their statuses counted into `statuses`."""
-    lock = threading.Lock()
+def gets(total, concurrency, seconds, ids, statuses, forged):
+    """`total` GETs of existing ids from `concurrency` keep-alive connections, each spacing its own
+    evenly over `seconds` from a random start within its first gap (so that they do not arrive in
+    waves); with a forged token or none; their statuses counted into `statuses` when the returned
+    join() is called. One asyncio loop in a process of its own: in this process its work would hold
+    the interpreter's lock and delay the registering threads' own timing."""
+    results = multiprocessing.Queue()
+    process = multiprocessing.Process(target=_gets, args=(total, concurrency, seconds, ids, forged, FORGED[0],
+                                                          results))
+    process.start()
 
-    def client(share):
-        connection = http.client.HTTPConnection("127.0.0.1", PORT, timeout=30)
+    def join():
+        statuses.update(results.get())
+        process.join()
+
+    return join
+
+
+def _gets(total, concurrency, seconds, ids, forged, forged_token, results):
+    statuses = collections.Counter()
+    token = f"Consistency-Token: {forged_token}\r\n" if forged else ""
+
+    async def read_body(reader, head):
+        length = re.search(rb"(?i)\r\ncontent-length: *(\d+)", head)
+        if length:
+            await reader.readexactly(int(length.group(1)))
+        elif re.search(rb"(?i)\r\ntransfer-encoding: *chunked", head):
+            while (size := int((await reader.readuntil(b"\r\n")).strip(), 16)) > 0:
+                await reader.readexactly(size + 2)
+            await reader.readuntil(b"\r\n")
+
+    async def client(share):
+        reader, writer = await asyncio.open_connection("127.0.0.1", PORT)
         gap = seconds / share
+        await asyncio.sleep(random.uniform(0, gap))
         for _ in range(share):
             began = time.perf_counter()
-            connection.request("GET", f"/user/get/{random.choice(ids)}", headers={"Consistency-Token": FORGED[0]})
-            response = connection.getresponse()
-            response.read()
-            with lock:
-                statuses[response.status] += 1
-            if response.getheader("Connection", "").lower() == "close":
-                connection.close()
-                connection = http.client.HTTPConnection("127.0.0.1", PORT, timeout=30)
-            time.sleep(max(0.0, gap - (time.perf_counter() - began)))
-        connection.close()
+            writer.write(f"GET /user/get/{random.choice(ids)} HTTP/1.1\r\nHost: 127.0.0.1\r\n{token}\r\n".encode())
+            head = await reader.readuntil(b"\r\n\r\n")
+            statuses[int(head.split(b" ", 2)[1])] += 1
+            await read_body(reader, head)
+            if re.search(rb"(?i)\r\nconnection: *close", head):
+                writer.close()
+                reader, writer = await asyncio.open_connection("127.0.0.1", PORT)
+            await asyncio.sleep(max(0.0, gap - (time.perf_counter() - began)))
+        writer.close()
 
-    shares = [total // concurrency + (1 if i < total % concurrency else 0) for i in range(concurrency)]
-    threads = [threading.Thread(target=client, args=(share,)) for share in shares if share]
-    for thread in threads:
-        thread.start()
-    return threads
+    async def clients():
+        shares = [total // concurrency + (1 if i < total % concurrency else 0) for i in range(concurrency)]
+        await asyncio.gather(*(client(share) for share in shares if share))
+
+    asyncio.run(clients())
+    results.put(statuses)
 
 
 def nodes_down():
@@ -123,7 +158,7 @@ def main():
     parser.add_argument("--registrations", type=int, default=300, help="per measurement")
     parser.add_argument("--writers", type=int, default=4)
     parser.add_argument("--forged", type=int, default=2000, help="forged GETs per measurement")
-    parser.add_argument("--concurrency", type=int, default=200, help="connections of the forged GETs")
+    parser.add_argument("--concurrency", type=int, default=200, help="connections of the GETs")
     args = parser.parse_args()
 
     base = ROOT / "target/forged-tokens"
@@ -135,31 +170,34 @@ def main():
         log(f"calibration: pgbench point select {calibration} TPS")
         log("warm-up: registrations alone, not counted")
         warm, ids = registrations(args.registrations, args.writers)
-        alone, forged, statuses, down = [], [], collections.Counter(), set()
+        # Spread over about as long as the registrations took alone in the warm-up.
+        seconds = max(1.0, sum(warm) / 1000 / args.writers)
+        p99s = {"alone": [], "forged": [], "plain": []}
+        statuses = {"forged": collections.Counter(), "plain": collections.Counter()}
+        down = set()
+        variants = list(p99s)
         for n in range(args.rounds):
-            for with_forged in ((False, True) if n % 2 == 0 else (True, False)):
-                threads = []
-                if with_forged:
-                    # Spread over about as long as the registrations took alone in the warm-up.
-                    seconds = max(1.0, sum(warm) / 1000 / args.writers)
-                    threads = forged_gets(args.forged, args.concurrency, seconds, ids, statuses)
+            for variant in variants[n % 3:] + variants[:n % 3]:
+                join = None if variant == "alone" else gets(args.forged, args.concurrency, seconds, ids,
+                                                            statuses[variant], variant == "forged")
                 latencies, _ = registrations(args.registrations, args.writers)
-                for thread in threads:
-                    thread.join()
-                (forged if with_forged else alone).append(p99(latencies))
+                if join:
+                    join()
+                p99s[variant].append(p99(latencies))
                 down.update(nodes_down())
-                log(f"round {n + 1}, {'with' if with_forged else 'without'} forged GETs: registration p99 "
-                    f"{p99(latencies):.1f} ms over {len(latencies)}")
-        ratio = median(forged) / median(alone)
-        print(f"registration p99 without forged GETs: {median(alone):.1f} ms {spread(alone)}")
-        print(f"registration p99 with {args.forged} forged GETs at concurrency {args.concurrency}: "
-              f"{median(forged):.1f} ms {spread(forged)}")
-        print(f"ratio of the medians: {ratio:.2f}")
-        print(f"forged GETs' statuses: {dict(statuses)}")
+                log(f"round {n + 1}, {variant}: registration p99 {p99(latencies):.1f} ms over {len(latencies)}")
+        alone, forged, plain = p99s["alone"], p99s["forged"], p99s["plain"]
+        print(f"registration p99 alone: {median(alone):.1f} ms {spread(alone)}")
+        print(f"registration p99 with {args.forged} GETs with a forged token at concurrency {args.concurrency}: "
+              f"{spread(forged)} ms, {median(forged) / median(alone):.2f} of alone")
+        print(f"registration p99 with {args.forged} GETs without a token, the same way: "
+              f"{spread(plain)} ms, {median(plain) / median(alone):.2f} of alone")
+        print(f"statuses of the GETs with a forged token: {dict(statuses['forged'])}; "
+              f"without: {dict(statuses['plain'])}")
         print(f"nodes marked down at any check: {sorted(down) or 'none'}")
         print(f"calibration: {calibration} TPS")
-        if set(statuses) != {400}:
-            fail("a forged GET was answered other than 400")
+        if set(statuses["forged"]) != {400}:
+            fail("a GET with a forged token was answered other than 400")
         if down:
             fail("a node was marked down")
 
