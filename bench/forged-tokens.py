@@ -51,6 +51,11 @@ def register(connection):
     response = connection.getresponse()
     payload = response.read()
     elapsed = (time.perf_counter() - began) * 1000
+    if response.status == 503:
+        # Admission control at capacity: an answer, counted, and its time is in the p99.
+        if response.getheader("Connection", "").lower() == "close":
+            connection.close()
+        return elapsed, None
     if response.status != 200:
         # From a writer thread: fail() would end that thread alone.
         print(f"registration answered {response.status}: {payload[:300]!r}", flush=True)
@@ -74,7 +79,8 @@ def registrations(count, writers):
             elapsed, user = register(connection)
             with lock:
                 latencies.append(elapsed)
-                ids.append(user)
+                if user:
+                    ids.append(user)
         connection.close()
 
     threads = [threading.Thread(target=writer) for _ in range(writers)]
@@ -175,23 +181,27 @@ def main():
         p99s = {"alone": [], "forged": [], "plain": []}
         statuses = {"forged": collections.Counter(), "plain": collections.Counter()}
         down = set()
+        refused = collections.Counter()
         variants = list(p99s)
         for n in range(args.rounds):
             for variant in variants[n % 3:] + variants[:n % 3]:
                 join = None if variant == "alone" else gets(args.forged, args.concurrency, seconds, ids,
                                                             statuses[variant], variant == "forged")
-                latencies, _ = registrations(args.registrations, args.writers)
+                latencies, registered = registrations(args.registrations, args.writers)
                 if join:
                     join()
                 p99s[variant].append(p99(latencies))
+                refused[variant] += len(latencies) - len(registered)
                 down.update(nodes_down())
-                log(f"round {n + 1}, {variant}: registration p99 {p99(latencies):.1f} ms over {len(latencies)}")
+                log(f"round {n + 1}, {variant}: registration p99 {p99(latencies):.1f} ms over {len(latencies)}, "
+                    f"{len(latencies) - len(registered)} refused 503")
         alone, forged, plain = p99s["alone"], p99s["forged"], p99s["plain"]
         print(f"registration p99 alone: {median(alone):.1f} ms {spread(alone)}")
         print(f"registration p99 with {args.forged} GETs with a forged token at concurrency {args.concurrency}: "
               f"{spread(forged)} ms, {median(forged) / median(alone):.2f} of alone")
         print(f"registration p99 with {args.forged} GETs without a token, the same way: "
               f"{spread(plain)} ms, {median(plain) / median(alone):.2f} of alone")
+        print(f"registrations refused 503 (admission control at capacity): {dict(refused)}")
         print(f"statuses of the GETs with a forged token: {dict(statuses['forged'])}; "
               f"without: {dict(statuses['plain'])}")
         print(f"nodes marked down at any check: {sorted(down) or 'none'}")
