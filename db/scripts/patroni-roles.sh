@@ -17,11 +17,21 @@ case $role in
 	*) exit 0 ;;
 esac
 password() { cat "${!1:?$1 must name a file}"; }
-# Patroni runs the callback as soon as PostgreSQL accepts connections; be patient for a while.
-for _ in $(seq 1 30); do
-	pg_isready -q -h /var/run/postgresql && break
+# Patroni runs on_role_change as the promotion begins, while the node is still read-only, and
+# on_start as soon as PostgreSQL accepts connections: wait until it is out of recovery (or give
+# up after a minute: the next start or promotion tries again).
+writable=
+for _ in $(seq 1 60); do
+	if [ "$(psql -h /var/run/postgresql -U postgres -d postgres -XAtqc 'SELECT NOT pg_is_in_recovery()' 2>/dev/null)" = t ]; then
+		writable=1
+		break
+	fi
 	sleep 1
 done
+if [ -z "$writable" ]; then
+	echo "patroni-roles.sh ($action as $role): still read-only after 60 s; the passwords were not set" >&2
+	exit 1
+fi
 psql -h /var/run/postgresql -v ON_ERROR_STOP=1 --no-psqlrc --no-password -U postgres -d postgres -q \
 	--set postgres_password="$(password SUPERUSER_PASSWORD_FILE)" \
 	--set replication_password="$(password REPLICATION_PASSWORD_FILE)" \
@@ -30,6 +40,9 @@ psql -h /var/run/postgresql -v ON_ERROR_STOP=1 --no-psqlrc --no-password -U post
 	--set migration_password="$(password APP_DB_MIGRATION_PASSWORD_FILE)" <<-'SQL'
 	-- No statement is logged with its password: log_statement stays 'none' for this session.
 	SET log_statement = 'none';
+	-- Right after a promotion no standby may be connected yet: the change must not wait for one
+	-- (a leader that dies before a standby has it is followed by one that runs this again).
+	SET synchronous_commit = local;
 	SELECT format('ALTER ROLE %I PASSWORD %L', r.name, r.password)
 	FROM (VALUES ('postgres', :'postgres_password'), ('replicator', :'replication_password'),
 	             ('rewinder', :'replication_password'), (:'app_username', :'app_password'),
