@@ -8,7 +8,6 @@ import org.flywaydb.core.api.FlywayException;
 import org.flywaydb.core.api.configuration.FluentConfiguration;
 import org.postgresql.Driver;
 
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.flyway.autoconfigure.FlywayConfigurationCustomizer;
 import org.springframework.boot.flyway.autoconfigure.FlywayMigrationStrategy;
 import org.springframework.context.annotation.Bean;
@@ -40,13 +39,17 @@ class MigrationConfiguration {
 	}
 
 	/**
-	 * Validation instead of migration. Flyway refuses a migration that is known and not
-	 * applied, or applied and changed since; the message says what to run.
+	 * What Flyway does at start, by the typed {@code app.db.migrations}: migrate, or
+	 * validate only. Validation refuses a migration that is known and not applied, or
+	 * applied and changed since; the message says what to run.
 	 */
 	@Bean
-	@ConditionalOnProperty(name = "app.db.migrations", havingValue = "validate")
-	FlywayMigrationStrategy validateOnly() {
+	FlywayMigrationStrategy migrationsAsConfigured(DatabaseProperties properties) {
 		return (flyway) -> {
+			if (properties.migrations() == DatabaseProperties.Migrations.APPLY) {
+				flyway.migrate();
+				return;
+			}
 			try {
 				flyway.validate();
 			}
