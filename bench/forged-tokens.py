@@ -164,9 +164,8 @@ def main():
         log(f"calibration: pgbench point select {calibration} TPS")
         log("warm-up: registrations alone, not counted")
         _, ids = registrations(args.registrations, args.writers)
-        # And the JIT's for the GETs: without this, the service spent a median 1.2 ms of CPU on each
-        # forged GET of the measured rounds, against 0.2 ms once some 80,000 had compiled their path
-        # (machine F, 2026-11-28): the first rounds measured the JIT, not the refusal.
+        # And the JIT's for the GETs: without this the first rounds measured their compilation, not
+        # the refusal (docs/reports/load-testing.md, runs 3 and 4 of the forged tokens).
         log("warm-up: GETs with a forged token and without, not counted")
         for _ in range(3):
             for forged in (True, False):
