@@ -287,8 +287,8 @@ class PatroniFailoverIntegrationTests {
 	 * from another connection meanwhile answers within 1 s at p99. The close is what is
 	 * measured, not an answer: HAProxy 3 answers a timed-out body 408 and then keeps
 	 * reading what the client still sends, up to its body's end, so the deployment closes
-	 * such a connection itself, without an answer (docker/ha/haproxy.cfg). A chunked body,
-	 * whose end cannot be known before it comes, is closed at once.
+	 * such a connection itself, without an answer (docker/ha/haproxy.cfg). A chunked
+	 * body, whose end cannot be known before it comes, is closed at once.
 	 */
 	@Test
 	@Order(-3)
