@@ -13,6 +13,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -182,10 +184,19 @@ class OtusApiContractIntegrationTests {
 			await("the lock replayed on both replicas").atMost(Duration.ofSeconds(30))
 				.pollInterval(Duration.ofMillis(20))
 				.until(() -> lockedByReplay("replica1") && lockedByReplay("replica2"));
-			Map<String, CompletableFuture<ApiClient.Response>> pending = new LinkedHashMap<>();
-			operations.forEach((operation, request) -> pending.put(operation, CompletableFuture.supplyAsync(request)));
-			for (Map.Entry<String, CompletableFuture<ApiClient.Response>> answer : pending.entrySet()) {
-				answers.put(answer.getKey(), answer.getValue().get(30, TimeUnit.SECONDS));
+			// All at once (the common pool has one thread on two cores): the wait is the
+			// write pool's timeout, not the sum.
+			ExecutorService clients = Executors.newFixedThreadPool(operations.size());
+			try {
+				Map<String, CompletableFuture<ApiClient.Response>> pending = new LinkedHashMap<>();
+				operations.forEach((operation, request) -> pending.put(operation,
+						CompletableFuture.supplyAsync(request, clients)));
+				for (Map.Entry<String, CompletableFuture<ApiClient.Response>> answer : pending.entrySet()) {
+					answers.put(answer.getKey(), answer.getValue().get(30, TimeUnit.SECONDS));
+				}
+			}
+			finally {
+				clients.shutdownNow();
 			}
 			lock.rollback();
 		}
