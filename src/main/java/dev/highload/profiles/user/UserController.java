@@ -57,6 +57,16 @@ class UserController {
 
 	private static final List<String> EMPTY_NOT_ALLOWED = List.of("limit", "after");
 
+	/**
+	 * The id segment of {@code /user/{id}}: anything but the names of the paths beside
+	 * it. A bare {@code {id}} also matches {@code /user/register}; Spring MVC answers
+	 * that path's OPTIONS and 405 with the methods of every mapping whose pattern matches
+	 * it, so {@code Allow} named GET, which is not served there (GET /user/register was a
+	 * 400 for a malformed id). Any other segment is still an id, a malformed one answered
+	 * 400, as the OTUS API wants for {@code /user/get/{id}}.
+	 */
+	static final String ID_SEGMENT = "{id:(?!(?:register|search|me)$).+}";
+
 	private static final String PREFIX_MESSAGE = "must not contain control characters";
 
 	private final UserService users;
@@ -118,7 +128,7 @@ class UserController {
 
 	@Operation(summary = "Get a profile by id",
 			description = "Also at /user/get/{id}, the path of the OTUS Highload Architect API.")
-	@GetMapping({ "/user/{id}", "/user/get/{id}" })
+	@GetMapping({ "/user/" + ID_SEGMENT, "/user/get/{id}" })
 	@ConsistentRead
 	@ProblemResponses({ 400, 404, 503 })
 	UserProfile get(

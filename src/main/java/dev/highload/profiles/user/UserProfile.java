@@ -13,16 +13,15 @@ import tools.jackson.databind.annotation.JsonSerialize;
  * @param firstName first name
  * @param secondName last name
  * @param birthdate date of birth, ISO 8601 ({@code yyyy-MM-dd})
- * @param biography free text, may be null
- * @param city city, may be null
+ * @param biography free text, may be null: then absent from the JSON
+ * @param city city, may be null: then absent from the JSON
  */
 @JsonSerialize(using = UserProfileSerializer.class)
-@Schema(requiredProperties = { "id", "first_name", "second_name", "birthdate", "biography", "city" })
+@Schema(requiredProperties = { "id", "first_name", "second_name", "birthdate" })
 record UserProfile(@JsonProperty("id") @Schema(format = "uuid") String id, @JsonProperty("first_name") String firstName,
 		@JsonProperty("second_name") String secondName,
 		@JsonProperty("birthdate") @Schema(format = "date") String birthdate,
-		@JsonProperty("biography") @Schema(types = {
-				"string", "null" }) String biography,
-		@JsonProperty("city") @Schema(types = { "string", "null" }) String city){
+		@JsonProperty("biography") @Schema(description = "absent when the user gave none") String biography,
+		@JsonProperty("city") @Schema(description = "absent when the user gave none") String city) {
 
 }

@@ -17,6 +17,10 @@ import tools.jackson.databind.ValueSerializer;
  * docs/reports/load-testing.md). The names are those of the record's
  * {@code @JsonProperty} annotations, which still describe the schema;
  * {@code UserProfileSerializerTests} holds the two together.
+ * <p>
+ * An absent optional field (biography, city) is left out, not written as {@code null}:
+ * the OTUS Highload Architect API, whose clients this service serves, types them as
+ * strings, and clients generated from it refuse a {@code null} (docs/api.md).
  */
 final class UserProfileSerializer extends ValueSerializer<UserProfile> {
 
@@ -45,12 +49,9 @@ final class UserProfileSerializer extends ValueSerializer<UserProfile> {
 	}
 
 	private static void property(JsonGenerator json, SerializableString name, String value) {
-		json.writeName(name);
 		if (value != null) {
+			json.writeName(name);
 			json.writeString(value);
-		}
-		else {
-			json.writeNull();
 		}
 	}
 
@@ -74,11 +75,11 @@ final class UserProfileSerializer extends ValueSerializer<UserProfile> {
 		}
 
 		private static void property(JsonGenerator json, SerializableString name, byte[] utf8) {
-			json.writeName(name);
 			if (utf8 == null) {
-				json.writeNull();
+				return;
 			}
-			else if (json instanceof UTF8JsonGenerator) {
+			json.writeName(name);
+			if (json instanceof UTF8JsonGenerator) {
 				json.writeUTF8String(utf8, 0, utf8.length);
 			}
 			else {

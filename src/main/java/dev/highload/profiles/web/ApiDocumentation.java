@@ -2,6 +2,7 @@ package dev.highload.profiles.web;
 
 import java.lang.annotation.Annotation;
 import java.math.BigDecimal;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -69,7 +70,8 @@ class ApiDocumentation {
 			openApi.info(new Info().title("User profiles")
 				.version("1")
 				.description("Register, fetch, search and log in. Every error is application/problem+json "
-						+ "(RFC 9457) with a request_id. Input is I-JSON (RFC 7493) and nothing is read in two ways: "
+						+ "(RFC 9457) with a request_id; every 5xx also with message and code, as the OTUS Highload "
+						+ "Architect API v1.2.0 has them (docs/api.md, OTUS API v1.2.0 compatibility). Input is I-JSON (RFC 7493) and nothing is read in two ways: "
 						+ "bodies and query parameters are UTF-8, strings hold no U+0000 and no unpaired surrogate "
 						+ "(\\ud800 alone), a JSON key or a query parameter appears once; otherwise 400 naming it."));
 			Components components = (openApi.getComponents() != null) ? openApi.getComponents() : new Components();
@@ -172,9 +174,15 @@ class ApiDocumentation {
 	}
 
 	private static ApiResponse problemResponse(int status, String description) {
+		Schema<?> problem = new Schema<>().$ref("#/components/schemas/Problem");
+		if (status >= 500) {
+			// The members every 5xx carries for clients of the OTUS Highload Architect
+			// API (Problems.serverErrorMembers), required here so that Schemathesis
+			// checks them.
+			problem = new Schema<>().allOf(List.of(problem, new Schema<>().required(List.of("message", "code"))));
+		}
 		ApiResponse response = new ApiResponse().description(description)
-			.content(new Content().addMediaType(PROBLEM_JSON,
-					new MediaType().schema(new Schema<>().$ref("#/components/schemas/Problem"))));
+			.content(new Content().addMediaType(PROBLEM_JSON, new MediaType().schema(problem)));
 		if (status == 409 || status == 429 || status == 503) {
 			response.addHeaderObject("Retry-After",
 					new Header().required(true)

@@ -2,8 +2,10 @@ package dev.highload.profiles.web;
 
 import java.lang.reflect.Field;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
@@ -20,12 +22,14 @@ import org.springframework.beans.TypeMismatchException;
 import org.springframework.context.MessageSourceResolvable;
 import org.springframework.core.MethodParameter;
 import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.validation.FieldError;
+import org.springframework.web.HttpRequestMethodNotSupportedException;
 import org.springframework.web.bind.MethodArgumentNotValidException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RequestParam;
@@ -74,6 +78,28 @@ class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
 				.forEach((message) -> errors.add(fieldError(name, message)));
 		});
 		return invalid(errors, ex, headers, request);
+	}
+
+	/**
+	 * The 405's {@code Allow} names what the path serves, as its OPTIONS answer does:
+	 * Spring names only the mapped methods, while every path also serves OPTIONS, and
+	 * HEAD where it serves GET.
+	 */
+	@Override
+	protected ResponseEntity<Object> handleHttpRequestMethodNotSupported(HttpRequestMethodNotSupportedException ex,
+			HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+		Set<HttpMethod> allowed = new LinkedHashSet<>();
+		if (ex.getSupportedHttpMethods() != null) {
+			allowed.addAll(ex.getSupportedHttpMethods());
+		}
+		if (allowed.contains(HttpMethod.GET)) {
+			allowed.add(HttpMethod.HEAD);
+		}
+		allowed.add(HttpMethod.OPTIONS);
+		HttpHeaders answered = new HttpHeaders();
+		answered.addAll(headers);
+		answered.setAllow(allowed);
+		return super.handleHttpRequestMethodNotSupported(ex, answered, status, request);
 	}
 
 	@Override

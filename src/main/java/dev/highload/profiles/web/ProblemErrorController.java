@@ -38,6 +38,7 @@ class ProblemErrorController implements ErrorController {
 			problem.setDetail(detail);
 		}
 		problem.setProperty("request_id", RequestIdFilter.of(request));
+		Problems.serverErrorMembers(problem);
 		return ResponseEntity.status(status).contentType(MediaType.APPLICATION_PROBLEM_JSON).body(problem);
 	}
 

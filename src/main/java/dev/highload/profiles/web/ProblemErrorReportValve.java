@@ -35,10 +35,13 @@ class ProblemErrorReportValve extends ErrorReportValve {
 		HttpStatus known = HttpStatus.resolve(status);
 		String title = (known != null) ? known.getReasonPhrase() : "Error";
 		String id = UUID.randomUUID().toString();
-		String body = "{\"type\":\"about:blank\",\"title\":\"" + title + "\",\"status\":" + status
-				+ ",\"detail\":\"The server refused the request before reading it: its request line or headers are "
+		String detail = "The server refused the request before reading it: its request line or headers are "
 				+ "malformed or too large. Characters outside ASCII in the URL must be percent-encoded "
-				+ "(RFC 3986; curl -G --data-urlencode does it)\",\"request_id\":\"" + id + "\"}";
+				+ "(RFC 3986; curl -G --data-urlencode does it)";
+		// A 5xx carries message and code as every other one does (Problems).
+		String serverError = (status >= 500) ? ",\"message\":\"" + detail + "\",\"code\":" + status : "";
+		String body = "{\"type\":\"about:blank\",\"title\":\"" + title + "\",\"status\":" + status + ",\"detail\":\""
+				+ detail + "\",\"request_id\":\"" + id + "\"" + serverError + "}";
 		try {
 			response.setContentType("application/problem+json");
 			response.setCharacterEncoding("UTF-8");

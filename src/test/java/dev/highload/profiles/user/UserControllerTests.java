@@ -93,6 +93,55 @@ class UserControllerTests {
 			.isEqualTo("Database unavailable");
 	}
 
+	/**
+	 * Beside RFC 9457's members, the OTUS Highload Architect API's: message (a string),
+	 * code (an integer) and request_id.
+	 */
+	@Test
+	void a503AlsoCarriesTheMessageAndCodeOfTheOtusApi() throws Exception {
+		given(this.users.get(any(), any()))
+			.willThrow(DatabaseFailures.translate(new DataAccessResourceFailureException("connection refused",
+					new SQLException("Connection to 127.0.0.1:15433 refused", "08001"))));
+		MvcTestResult result = this.mvc.get().uri("/user/get/{id}", UUID.randomUUID()).exchange();
+		assertThat(result).hasStatus(503);
+		JsonNode problem = JsonMapper.builder().build().readTree(result.getResponse().getContentAsString());
+		assertThat(problem.get("message").isString()).isTrue();
+		assertThat(problem.get("message").asString()).isEqualTo(problem.get("detail").asString());
+		assertThat(problem.get("code").isInt()).isTrue();
+		assertThat(problem.get("code").asInt()).isEqualTo(503);
+		assertThat(problem.get("request_id").isString()).isTrue();
+		assertThat(problem.get("title").asString()).isEqualTo("Database unavailable");
+	}
+
+	@Test
+	void aProblemBelow500HasNoMessageOrCode() {
+		assertThat(this.mvc.get().uri("/user/not-an-id")).hasStatus(400)
+			.bodyJson()
+			.doesNotHavePath("$.message")
+			.doesNotHavePath("$.code");
+	}
+
+	/**
+	 * Allow names what the path serves: /user/{id} does not take in its siblings, whose
+	 * other methods are 405, not a 400 for a malformed id.
+	 */
+	@Test
+	void allowListsOnlyWhatEachPathServes() {
+		Map<String, String> allowed = new TreeMap<>();
+		for (String path : List.of("/user/register", "/user/search", "/user/me", "/user/" + UUID.randomUUID(),
+				"/user/get/" + UUID.randomUUID(), "/user/registers", "/user/meow")) {
+			MvcTestResult options = this.mvc.options().uri(path).exchange();
+			assertThat(options).as(path).hasStatus(200);
+			allowed.put(path.replaceAll("[0-9a-f-]{36}", "{id}"), options.getResponse().getHeader("Allow"));
+		}
+		assertThat(allowed).containsExactlyInAnyOrderEntriesOf(Map.of("/user/register", "POST,OPTIONS", "/user/search",
+				"GET,HEAD,OPTIONS", "/user/me", "GET,HEAD,OPTIONS", "/user/{id}", "GET,HEAD,OPTIONS", "/user/get/{id}",
+				"GET,HEAD,OPTIONS", "/user/registers", "GET,HEAD,OPTIONS", "/user/meow", "GET,HEAD,OPTIONS"));
+		assertThat(this.mvc.get().uri("/user/register")).hasStatus(405).hasHeader("Allow", "POST,OPTIONS");
+		assertThat(this.mvc.post().uri("/user/search")).hasStatus(405).hasHeader("Allow", "GET,HEAD,OPTIONS");
+		assertThat(this.mvc.get().uri("/user/registers")).hasStatus(400);
+	}
+
 	@Test
 	void aTransactionThatCannotStartIs503() {
 		given(this.registrations.register(any(), any()))

@@ -17,12 +17,12 @@ class UserProfileSerializerTests {
 	private final JsonMapper json = JsonMapper.builder().build();
 
 	@Test
-	void writesEveryAnnotatedPropertyInOrderWithNulls() {
+	void writesEveryAnnotatedPropertyInOrder() {
 		UserProfile profile = new UserProfile("018cc251-f400-7e95-a8ef-e333b266f103", "Анна", "O'Brien \"Q\"",
-				"1990-05-17", null, "Saint-Denis (93)\n");
+				"1990-05-17", "", "Saint-Denis (93)\n");
 		String written = this.json.writeValueAsString(profile);
 		assertThat(written).isEqualTo("{\"id\":\"018cc251-f400-7e95-a8ef-e333b266f103\",\"first_name\":\"Анна\","
-				+ "\"second_name\":\"O'Brien \\\"Q\\\"\",\"birthdate\":\"1990-05-17\",\"biography\":null,"
+				+ "\"second_name\":\"O'Brien \\\"Q\\\"\",\"birthdate\":\"1990-05-17\",\"biography\":\"\","
 				+ "\"city\":\"Saint-Denis (93)\\n\"}");
 		// The annotations describe the schema (OpenAPI); the serializer must write the
 		// same names, in the order of the record.
@@ -31,6 +31,20 @@ class UserProfileSerializerTests {
 			.toList();
 		JsonNode tree = this.json.readTree(written);
 		assertThat(tree.propertyNames()).containsExactlyElementsOf(annotated);
+	}
+
+	@Test
+	void anAbsentBiographyOrCityIsLeftOutNotNull() {
+		UserProfile profile = new UserProfile("018cc251-f400-7e95-a8ef-e333b266f103", "Анна", "Ли", "1990-05-17", null,
+				null);
+		String expected = "{\"id\":\"018cc251-f400-7e95-a8ef-e333b266f103\",\"first_name\":\"Анна\","
+				+ "\"second_name\":\"Ли\",\"birthdate\":\"1990-05-17\"}";
+		assertThat(this.json.writeValueAsString(profile)).isEqualTo(expected);
+		assertThat(this.json.writeValueAsString(EncodedProfile.of(profile))).isEqualTo(expected);
+		assertThat(this.json.writeValueAsString(
+				new UserProfile("018cc251-f400-7e95-a8ef-e333b266f103", "Анна", "Ли", "1990-05-17", null, "Омск")))
+			.doesNotContain("biography", "null")
+			.endsWith("\"city\":\"Омск\"}");
 	}
 
 	@Test

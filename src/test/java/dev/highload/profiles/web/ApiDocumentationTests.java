@@ -68,8 +68,23 @@ class ApiDocumentationTests {
 		assertThat(responses.path("503").path("$ref").asString())
 			.isEqualTo("#/components/responses/ServiceUnavailable");
 		JsonNode unavailable = document.path("components").path("responses").path("ServiceUnavailable");
-		assertThat(unavailable.path("content").path("application/problem+json").path("schema").path("$ref").asString())
+		JsonNode unavailableSchema = unavailable.path("content").path("application/problem+json").path("schema");
+		assertThat(unavailableSchema.path("allOf").path(0).path("$ref").asString())
 			.isEqualTo("#/components/schemas/Problem");
+		// The OTUS Highload Architect API's members, on every 5xx.
+		assertThat(unavailableSchema.path("allOf").path(1).path("required").valueStream().map(JsonNode::asString))
+			.containsExactly("message", "code");
+		assertThat(document.path("components")
+			.path("responses")
+			.path("BadRequest")
+			.path("content")
+			.path("application/problem+json")
+			.path("schema")
+			.path("$ref")
+			.asString()).isEqualTo("#/components/schemas/Problem");
+		JsonNode problem = document.path("components").path("schemas").path("Problem").path("properties");
+		assertThat(problem.path("message").path("type").asString()).isEqualTo("string");
+		assertThat(problem.path("code").path("type").asString()).isEqualTo("integer");
 		assertThat(unavailable.path("headers").path("Retry-After").path("required").asBoolean()).isTrue();
 		assertThat(document.path("components")
 			.path("responses")

@@ -41,6 +41,30 @@ class ProblemErrorControllerTests {
 		assertThat(answer.getBody().getDetail()).isEqualTo("The request body is larger than 8 bytes");
 	}
 
+	/**
+	 * The admission filter's refusal: the OTUS Highload Architect API's 5xx members
+	 * beside RFC 9457's, none on a 4xx.
+	 */
+	@Test
+	void a5xxAlsoCarriesMessageAndCode() {
+		MockHttpServletRequest request = new MockHttpServletRequest("GET", "/error");
+		request.setAttribute(RequestDispatcher.ERROR_STATUS_CODE, 503);
+		request.setAttribute(Problems.DETAIL_ATTRIBUTE, "The service is at capacity");
+		request.setAttribute(RequestIdFilter.ATTRIBUTE, "trace-43");
+		ProblemDetail problem = this.controller.error(request).getBody();
+		assertThat(problem.getProperties()).containsEntry("message", "The service is at capacity")
+			.containsEntry("code", 503)
+			.containsEntry("request_id", "trace-43");
+		MockHttpServletRequest withoutDetail = new MockHttpServletRequest("GET", "/error");
+		withoutDetail.setAttribute(RequestDispatcher.ERROR_STATUS_CODE, 500);
+		assertThat(this.controller.error(withoutDetail).getBody().getProperties())
+			.containsEntry("message", "Internal Server Error")
+			.containsEntry("code", 500);
+		MockHttpServletRequest notFound = new MockHttpServletRequest("GET", "/error");
+		notFound.setAttribute(RequestDispatcher.ERROR_STATUS_CODE, 404);
+		assertThat(this.controller.error(notFound).getBody().getProperties()).doesNotContainKeys("message", "code");
+	}
+
 	@Test
 	void aStatusThatIsNoErrorOrUnknownIs500() {
 		for (Object status : new Object[] { 200, 999, "404", null }) {

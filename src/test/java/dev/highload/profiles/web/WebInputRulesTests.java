@@ -209,6 +209,10 @@ class WebInputRulesTests {
 		JsonNode problem = json(result);
 		assertThat(problem.path("detail").asString())
 			.isEqualTo("An unexpected error occurred; quote the request_id when reporting it");
+		// The OTUS Highload Architect API's 5xx members.
+		assertThat(problem.path("message").asString()).isEqualTo(problem.path("detail").asString());
+		assertThat(problem.path("code").isInt()).isTrue();
+		assertThat(problem.path("code").asInt()).isEqualTo(500);
 		assertThat(problem.toString()).doesNotContain("secret", "IllegalStateException", "Probe");
 	}
 
