@@ -66,6 +66,38 @@ public interface ClusterNodes {
 	}
 
 	/**
+	 * Takes {@code users} in ACCESS EXCLUSIVE mode on the primary, in a transaction left
+	 * open, and waits until both replicas have replayed the lock (it is WAL-logged: each
+	 * replica's startup process takes it, and every read of {@code users} there waits
+	 * behind it, as on the primary). Closing the returned session ends the transaction
+	 * and the lock, whatever fails meanwhile; the lock's end is replayed too.
+	 * @param database the service's database
+	 * @return the session holding the lock; close it
+	 * @throws SQLException if a node cannot be reached
+	 */
+	default Connection lockUsersEverywhere(String database) throws SQLException {
+		Connection lock = connectAsSuperuser("primary", database);
+		try {
+			lock.setAutoCommit(false);
+			try (Statement statement = lock.createStatement()) {
+				statement.execute("LOCK TABLE users IN ACCESS EXCLUSIVE MODE");
+			}
+			String lockedByReplay = """
+					SELECT count(*) FROM pg_locks
+					WHERE relation = 'users'::regclass AND mode = 'AccessExclusiveLock' AND granted""";
+			await("the lock replayed on both replicas").atMost(Duration.ofSeconds(30))
+				.pollInterval(Duration.ofMillis(20))
+				.until(() -> !"0".equals(queryValue("replica1", database, lockedByReplay))
+						&& !"0".equals(queryValue("replica2", database, lockedByReplay)));
+			return lock;
+		}
+		catch (SQLException | RuntimeException ex) {
+			lock.close();
+			throw ex;
+		}
+	}
+
+	/**
 	 * How often a node has run statements whose text matches a pattern, from its
 	 * {@code pg_stat_statements} in database {@code profiles}: which node served what.
 	 * @param node {@code primary}, {@code replica1} or {@code replica2}

@@ -1,8 +1,6 @@
 package dev.highload.profiles;
 
 import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.time.format.DateTimeParseException;
@@ -85,10 +83,6 @@ class OtusApiContractIntegrationTests {
 			Map.of(200, USERS, 500, SERVER_ERROR, 503, SERVER_ERROR));
 
 	private static final String PASSWORD = "contract password";
-
-	private static final String USERS_LOCKED_BY_REPLAY = """
-			SELECT count(*) FROM pg_locks
-			WHERE relation = 'users'::regclass AND mode = 'AccessExclusiveLock' AND granted""";
 
 	@LocalServerPort
 	int port;
@@ -176,14 +170,7 @@ class OtusApiContractIntegrationTests {
 
 		Map<String, ApiClient.Response> answers = new LinkedHashMap<>();
 		// Closing the session ends its transaction and lock, whatever fails meanwhile.
-		try (Connection lock = this.cluster.connectAsSuperuser("primary", this.database.database())) {
-			lock.setAutoCommit(false);
-			try (Statement statement = lock.createStatement()) {
-				statement.execute("LOCK TABLE users IN ACCESS EXCLUSIVE MODE");
-			}
-			await("the lock replayed on both replicas").atMost(Duration.ofSeconds(30))
-				.pollInterval(Duration.ofMillis(20))
-				.until(() -> lockedByReplay("replica1") && lockedByReplay("replica2"));
+		try (Connection lock = this.cluster.lockUsersEverywhere(this.database.database())) {
 			// All at once (the common pool has one thread on two cores): the wait is the
 			// write pool's timeout, not the sum.
 			ExecutorService clients = Executors.newFixedThreadPool(operations.size());
@@ -237,10 +224,6 @@ class OtusApiContractIntegrationTests {
 
 	private ApiClient.Response login(String id, String password) {
 		return this.api.post("/login", ApiClient.toJson(Map.of("id", id, "password", password)));
-	}
-
-	private boolean lockedByReplay(String replica) throws SQLException {
-		return !"0".equals(this.cluster.queryValue(replica, this.database.database(), USERS_LOCKED_BY_REPLAY));
 	}
 
 	/**

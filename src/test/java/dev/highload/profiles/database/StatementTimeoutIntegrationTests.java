@@ -41,10 +41,6 @@ class StatementTimeoutIntegrationTests {
 	 */
 	private static final String CANCELLED = "canceling statement due to statement timeout";
 
-	private static final String USERS_LOCKED_BY_REPLAY = """
-			SELECT count(*) FROM pg_locks
-			WHERE relation = 'users'::regclass AND mode = 'AccessExclusiveLock' AND granted""";
-
 	@LocalServerPort
 	int port;
 
@@ -114,16 +110,7 @@ class StatementTimeoutIntegrationTests {
 		long millis;
 		Map<String, List<String>> cancelled;
 		// Closing the session ends its transaction and lock, whatever fails meanwhile.
-		try (Connection lock = this.cluster.connectAsSuperuser("primary", this.properties.database())) {
-			lock.setAutoCommit(false);
-			try (Statement statement = lock.createStatement()) {
-				statement.execute("LOCK TABLE users IN ACCESS EXCLUSIVE MODE");
-			}
-			// The lock is WAL-logged: each replica's startup process takes it on replay,
-			// and every read of users there waits behind it, as on the primary.
-			await("the lock replayed on both replicas").atMost(Duration.ofSeconds(30))
-				.pollInterval(Duration.ofMillis(20))
-				.until(() -> lockedByReplay("replica1") && lockedByReplay("replica2"));
+		try (Connection lock = this.cluster.lockUsersEverywhere(this.properties.database())) {
 
 			Map<String, Long> mark = logs.mark();
 			long started = System.nanoTime();
@@ -152,10 +139,6 @@ class StatementTimeoutIntegrationTests {
 		await("reads served again").atMost(Duration.ofSeconds(30))
 			.pollInterval(Duration.ofMillis(50))
 			.until(() -> this.api.get("/user/" + id).status() == 200);
-	}
-
-	private boolean lockedByReplay(String replica) throws SQLException {
-		return !"0".equals(this.cluster.queryValue(replica, this.properties.database(), USERS_LOCKED_BY_REPLAY));
 	}
 
 	private static String setting(HikariDataSource pool, String name) throws SQLException {
