@@ -6,11 +6,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
-import java.util.function.Supplier;
 
 import com.netflix.concurrency.limits.Limiter;
-import com.netflix.concurrency.limits.limit.VegasLimit;
+import com.netflix.concurrency.limits.limit.AIMDLimit;
 import com.netflix.concurrency.limits.limit.WindowedLimit;
+import com.netflix.concurrency.limits.limit.window.PercentileSampleWindowFactory;
 import com.netflix.concurrency.limits.limiter.AbstractLimiter;
 import com.netflix.concurrency.limits.limiter.AbstractPartitionedLimiter;
 import com.netflix.concurrency.limits.limiter.LifoBlockingLimiter;
@@ -26,37 +26,38 @@ import org.springframework.stereotype.Component;
 
 /**
  * The limit on API requests running at once, and the decision for each request: run it
- * now, or refuse it. The limit is Netflix concurrency-limits' Vegas algorithm (after TCP
- * Vegas) over windows of {@code app.admission.window}. It takes the fastest window's
- * average read time as the time of a read that waits for nothing, and estimates the
- * requests that queue as {@code limit x (1 - fastest / this window's)}: the limit grows
- * while fewer than {@code queue-low} queue, falls by one each window while more than
- * {@code queue-high} do, and stays between. It moves only while the running requests fill
- * at least half of it. Every so often the library forgets the fastest time and learns it
- * again, so that a slower machine or data set does not look like queueing for ever.
+ * now, or refuse it. The limit follows one objective, the p99 latency the service
+ * promises ({@code app.admission.objective}): Netflix concurrency-limits' AIMD algorithm
+ * over windows of at least {@value #WINDOW_MILLIS} ms, fed with each window's p99 read
+ * time. While that p99 stays within half the objective, the limit grows by one each
+ * window in which the running reads filled at least half of it; once it passes, the limit
+ * falls by a tenth each window, down to {@code min-limit}. Half, because the time
+ * measured here starts when the request reaches this class: the rest of a client's wait,
+ * in the kernel, in Tomcat's queue and for a core, is not visible here and gets the other
+ * half.
  * <p>
- * With {@code app.admission.cpu.enabled} (off by default) the limit also falls, as though
- * reads were timing out, while the machine's processors are busier than {@code cpu.high}
- * (90 % of all cores, read every second; with {@code cpu.measure=pressure}, while some
- * task waited for a core that share of the last ten seconds) and the service itself uses
- * at least {@code cpu.service-share} of them (a quarter), down to {@code cpu.min-limit}
- * (2). On a saturated machine a request waits for a core before Tomcat hands it to this
- * class, in the kernel and in the thread pool, and no latency measured here shows that
- * wait; the processors' load does. It is the whole machine's, because the service's
- * database nodes, and its clients in a load test, share the cores with it.
+ * So the limit refuses only when the objective is threatened, not whenever the machine is
+ * busy: a busy machine that still answers within the objective keeps its limit. (The
+ * Vegas algorithm this replaces took any rise of the latency over its fastest window for
+ * queueing, and on a 2-core machine shared with its load generator refused at half the
+ * machine's capacity.)
  * <p>
- * A request over the limit may wait {@code app.admission.max-wait} (2 ms) for a place,
- * the newest first (the library's LIFO blocking limiter), so that a short burst above a
- * small limit is served rather than refused while the service has room; at most
- * {@code waiting-max} wait, and one that finds no place in time is refused.
+ * A request over the limit may wait for a place, the newest first (the library's LIFO
+ * blocking limiter), for as long as the controlled delay of Facebook's "Fail at Scale"
+ * allows: half the objective while the limit has had room within the last 100 ms, so that
+ * a burst (the requests that arrived during a pause of the collector or of the machine)
+ * is served rather than refused; a tenth of it once the limit has been full for longer,
+ * when more arrive than the service serves, so that the excess is refused in
+ * milliseconds. At most {@code waiting-max} wait; one that finds no place in time is
+ * refused.
  * <p>
  * Two partitions share the limit. Past it, a request is refused only when its own
  * partition has used up its share, so a flood of reads cannot take the room kept for
  * registrations and logins ({@code app.admission.write-share}), and reads are the ones
  * refused first. Only the reads teach the limit: a write's Argon2 hash takes tens of
  * milliseconds by design and would read as congestion; writes have their own bound, the
- * hashing queue. A read answered 503 (the database could not serve it in time), or
- * finished while the processors are saturated, counts as dropped.
+ * hashing queue. A read answered 503 (the database could not serve it in time) counts as
+ * dropped, and brings the limit down as a missed objective does.
  * <p>
  * Meters: those of {@link LimiterMeters}, {@code admission.running} (requests admitted
  * and not finished) and {@code admission.shed} (refused requests, by partition).
@@ -68,6 +69,29 @@ public class AdmissionControl {
 	 * The name of the limiter in its meters ({@code id} tag of {@code admission.call}).
 	 */
 	static final String NAME = "api";
+
+	/** The shortest window over which the reads' p99 is taken before the limit moves. */
+	static final long WINDOW_MILLIS = 250;
+
+	/**
+	 * A window with fewer reads leaves the limit where it is: their p99 would be their
+	 * slowest one.
+	 */
+	static final int WINDOW_MIN_READS = 100;
+
+	/**
+	 * The reads a window keeps (the first ones): 4,000 a second, more than a 2-core
+	 * machine serves.
+	 */
+	static final int WINDOW_MAX_READS = 1000;
+
+	/**
+	 * A limit full this long has a standing queue behind it: the interval of the
+	 * controlled delay in Facebook's "Fail at Scale".
+	 */
+	static final long CONGESTION_MILLIS = 100;
+
+	private static final long CONGESTION_NANOS = TimeUnit.MILLISECONDS.toNanos(CONGESTION_MILLIS);
 
 	/** Who gets a share of the limit. */
 	enum Partition {
@@ -125,7 +149,10 @@ public class AdmissionControl {
 
 	private final Map<Partition, Counter> shed = new EnumMap<>(Partition.class);
 
-	private final CpuLoad cpu;
+	private final LongSupplier nanoClock;
+
+	/** When a request last found room under the limit. */
+	private volatile long lastRoom;
 
 	@Autowired
 	AdmissionControl(AdmissionProperties properties, ObjectProvider<MeterRegistry> registry) {
@@ -133,24 +160,21 @@ public class AdmissionControl {
 	}
 
 	AdmissionControl(AdmissionProperties properties, MeterRegistry registry) {
-		this(properties, registry, System::nanoTime, CpuLoad.machine(properties.cpu().measure()));
+		this(properties, registry, System::nanoTime);
 	}
 
 	/**
 	 * @param nanoClock what times the requests, {@code System::nanoTime} but in tests
-	 * @param cpuShares the shares of the machine's processors busy since the previous
-	 * call, the machine's and the service's ({@link CpuLoad#machine} but in tests)
 	 */
-	AdmissionControl(AdmissionProperties properties, MeterRegistry registry, LongSupplier nanoClock,
-			Supplier<CpuLoad.Shares> cpuShares) {
+	AdmissionControl(AdmissionProperties properties, MeterRegistry registry, LongSupplier nanoClock) {
 		this.properties = properties;
-		AdmissionProperties.Cpu cpu = properties.cpu();
-		this.cpu = cpu.enabled() ? new CpuLoad(cpuShares, nanoClock, cpu) : null;
+		this.nanoClock = nanoClock;
+		this.lastRoom = nanoClock.getAsLong();
 		this.limiter = limiter(properties, new LimiterMeters(registry), nanoClock);
-		this.waiting = (properties.maxWait().isZero() || properties.waitingMax() == 0) ? this.limiter
+		this.waiting = (properties.waitingMax() == 0) ? this.limiter
 				: LifoBlockingLimiter.newBuilder(this.limiter)
 					.backlogSize(properties.waitingMax())
-					.backlogTimeoutMillis(properties.maxWait().toMillis())
+					.backlogTimeout((partition) -> waitMillis(), TimeUnit.MILLISECONDS)
 					.build();
 		for (Partition partition : Partition.values()) {
 			this.shed.put(partition,
@@ -166,18 +190,18 @@ public class AdmissionControl {
 
 	private static AbstractLimiter<Partition> limiter(AdmissionProperties properties, LimiterMeters meters,
 			LongSupplier nanoClock) {
-		VegasLimit vegas = VegasLimit.newBuilder()
-			.initialLimit(properties.initialLimit())
-			.maxConcurrency(properties.maxLimit())
-			.alphaFunction((limit) -> properties.queueLow())
-			.betaFunction((limit) -> properties.queueHigh())
-			.thresholdFunction((limit) -> 0)
+		AIMDLimit aimd = AIMDLimit.newBuilder()
+			.initialLimit(properties.minLimit())
+			.minLimit(properties.minLimit())
+			.maxLimit(properties.maxLimit())
+			.timeout(properties.objective().toNanos() / 2, TimeUnit.NANOSECONDS)
 			.build();
-		long window = properties.window().toNanos();
 		WindowedLimit limit = WindowedLimit.newBuilder()
-			.minWindowTime(window, TimeUnit.NANOSECONDS)
-			.maxWindowTime(window, TimeUnit.NANOSECONDS)
-			.build(vegas);
+			.minWindowTime(WINDOW_MILLIS, TimeUnit.MILLISECONDS)
+			.maxWindowTime(WINDOW_MILLIS, TimeUnit.MILLISECONDS)
+			.windowSize(WINDOW_MIN_READS)
+			.sampleWindowFactory(PercentileSampleWindowFactory.of(0.99, WINDOW_MAX_READS))
+			.build(aimd);
 		Limiter<Partition> built = new PartitionedBuilder().named(NAME)
 			.limit(limit)
 			.nanoClock(nanoClock)
@@ -199,12 +223,29 @@ public class AdmissionControl {
 			return Optional.of(UNLIMITED);
 		}
 		Partition partition = Partition.of(request);
+		if (this.limiter.getInflight() < this.limiter.getLimit()) {
+			this.lastRoom = this.nanoClock.getAsLong();
+		}
 		Optional<Limiter.Listener> listener = this.waiting.acquire(partition);
 		if (listener.isEmpty()) {
 			this.shed.get(partition).increment();
 			return Optional.empty();
 		}
-		return Optional.of(new Running(listener.get(), partition, this));
+		return Optional.of(new Running(listener.get(), partition));
+	}
+
+	/**
+	 * How long a request over the limit waits for a place: half the objective while the
+	 * limit has had room within the last {@value #CONGESTION_MILLIS} ms (a burst, such as
+	 * the requests that piled up during a collection's pause, which the running ones
+	 * drain in a moment), a tenth of it once it has been full all that time (a standing
+	 * queue: more arrive than the service serves, and waiting longer would only make
+	 * every answer later).
+	 */
+	private long waitMillis() {
+		boolean congested = this.nanoClock.getAsLong() - this.lastRoom > CONGESTION_NANOS;
+		return (congested ? this.properties.objective().dividedBy(10) : this.properties.objective().dividedBy(2))
+			.toMillis();
 	}
 
 	/** Whole seconds for the refusal's {@code Retry-After}. */
@@ -220,23 +261,14 @@ public class AdmissionControl {
 		return this.limiter.getInflight();
 	}
 
-	/**
-	 * @return whether the processors are saturated and the limit is still above the
-	 * lowest their load may bring it to
-	 */
-	private boolean cpuSaturated() {
-		return this.cpu != null && this.limiter.getLimit() > this.properties.cpu().minLimit() && this.cpu.saturated();
-	}
-
-	private record Running(Limiter.Listener listener, Partition partition,
-			AdmissionControl control) implements Admission {
+	private record Running(Limiter.Listener listener, Partition partition) implements Admission {
 
 		@Override
 		public void finished(int status) {
 			if (this.partition == Partition.WRITES) {
 				this.listener.onIgnore();
 			}
-			else if (status == 503 || this.control.cpuSaturated()) {
+			else if (status == 503) {
 				this.listener.onDropped();
 			}
 			else {

@@ -23,19 +23,9 @@ class AdmissionControlTests {
 
 	private final AtomicLong now = new AtomicLong();
 
-	/** The share of the machine's processors busy, as the tests set it. */
-	private volatile double cpu = 0.3;
-
-	/** The share of them the service uses. */
-	private volatile double serviceCpu = 0.15;
-
-	private CpuLoad.Shares cpu() {
-		return new CpuLoad.Shares(this.cpu, this.serviceCpu);
-	}
-
 	@Test
 	void pastTheLimitReadsAreRefusedWhileWritesKeepTheirShare() {
-		AdmissionControl control = new AdmissionControl(fixedLimit(4), this.registry, this.now::get, this::cpu);
+		AdmissionControl control = new AdmissionControl(fixedLimit(4), this.registry, this.now::get);
 		List<AdmissionControl.Admission> reads = new ArrayList<>();
 		for (int i = 0; i < 4; i++) {
 			reads.add(control.admit(get()).orElseThrow());
@@ -58,96 +48,79 @@ class AdmissionControlTests {
 	}
 
 	@Test
-	void theLimitComesDownWhenReadsSlowDownAndIgnoresSlowWrites() {
-		AdmissionControl control = new AdmissionControl(properties(true, 20, 200), this.registry, this.now::get,
-				this::cpu);
-		// Nothing queues: the limit grows while the running reads fill half of it (15 of
-		// 30).
+	void aBusyServiceWithinItsObjectiveKeepsGrowingItsLimit() {
+		// Objective 50 ms: reads of 20 ms are slow, many times the fastest, but within
+		// half of it. The running reads fill the limit, and it grows window after window.
+		AdmissionControl control = new AdmissionControl(limits(16, 200), this.registry, this.now::get);
 		for (int window = 0; window < 20; window++) {
-			reads(control, 15, Duration.ofMillis(1));
+			window(control, control.limit(), Duration.ofMillis(20), false);
 		}
-		int settled = control.limit();
-		assertThat(settled).isGreaterThan(20);
-
-		// Registrations take 50 ms (their hash) in every window: the limit does not move.
-		for (int window = 0; window < 10; window++) {
-			writes(control, 15, Duration.ofMillis(50));
-			reads(control, 15, Duration.ofMillis(1));
-		}
-		assertThat(control.limit()).isGreaterThanOrEqualTo(settled);
-
-		// Overload: more reads arrive than the limit admits, and they take five times as
-		// long. The limit falls towards the minimum, and the excess is refused.
-		for (int window = 0; window < 20; window++) {
-			reads(control, 100, Duration.ofMillis(5));
-		}
-		assertThat(control.limit()).isLessThan(settled / 2);
+		// By one a window (the first window opens the count).
+		assertThat(control.limit()).isEqualTo(16 + 19);
+		assertThat(shed("reads")).isZero();
 	}
 
 	@Test
-	void theLimitComesDownWhileTheProcessorsAreSaturatedWhateverTheLatency() {
-		AdmissionControl control = new AdmissionControl(properties(true, 20, 200), this.registry, this.now::get,
-				this::cpu);
-		for (int window = 0; window < 10; window++) {
-			reads(control, 15, Duration.ofMillis(1));
+	void theLimitComesDownWhenTheReadsP99ThreatensTheObjectiveAndIgnoresSlowWrites() {
+		AdmissionControl control = new AdmissionControl(limits(16, 200), this.registry, this.now::get);
+		for (int window = 0; window < 30; window++) {
+			window(control, control.limit(), Duration.ofMillis(2), false);
 		}
 		int settled = control.limit();
+		assertThat(settled).isEqualTo(16 + 29);
 
-		// Every core is busy, but hardly by the service (another process): refusing its
-		// reads would free nothing, and the limit stays.
-		this.cpu = 0.95;
-		this.serviceCpu = 0.05;
+		// Registrations take 80 ms (their hash) in every window: the limit does not fall.
 		for (int window = 0; window < 10; window++) {
-			reads(control, 15, Duration.ofMillis(1));
+			window(control, 10, Duration.ofMillis(80), true);
+			window(control, settled, Duration.ofMillis(2), false);
 		}
 		assertThat(control.limit()).isGreaterThanOrEqualTo(settled);
 
-		// The reads take as long as before, but every core is busy, and the service's own
-		// work is a good part of it: the limit falls window after window.
-		this.serviceCpu = 0.45;
-		for (int window = 0; window < 20; window++) {
-			reads(control, 100, Duration.ofMillis(1));
+		// One read in a hundred slower than half the objective: the p99 holds, so does
+		// the
+		// limit.
+		int before = control.limit();
+		for (int window = 0; window < 5; window++) {
+			mixedWindow(control, 198, Duration.ofMillis(2), 2, Duration.ofMillis(40));
 		}
-		int saturated = control.limit();
-		assertThat(saturated).isLessThan(settled / 2);
+		assertThat(control.limit()).isGreaterThanOrEqualTo(before);
 
-		// Down to cpu.min-limit (4), not below: the load alone does not bring it lower.
-		int lowest = saturated;
+		// Overload: the reads' p99 passes half the objective. The limit falls by a tenth
+		// each window, to its minimum and not below.
 		for (int window = 0; window < 40; window++) {
-			busyWindow(control);
-			lowest = Math.min(lowest, control.limit());
+			window(control, control.limit(), Duration.ofMillis(30), false);
 		}
-		assertThat(lowest).isEqualTo(4);
-
-		// Room again on the processors: it grows back.
-		this.cpu = 0.5;
-		for (int window = 0; window < 10; window++) {
-			busyWindow(control);
-		}
-		assertThat(control.limit()).isGreaterThan(saturated);
+		assertThat(control.limit()).isEqualTo(16);
 	}
 
 	@Test
-	void theProcessorsLoadMovesNothingUnlessTurnedOn() {
-		AdmissionControl control = new AdmissionControl(new AdmissionProperties(true, 20, 200, 2, 4,
-				Duration.ofSeconds(1), Duration.ZERO, 0, 0.25, Duration.ofSeconds(1), cpu(2.0, 2, 0.25)), this.registry,
-				this.now::get, this::cpu);
+	void aReadAnswered503BringsTheLimitDown() {
+		AdmissionControl control = new AdmissionControl(limits(16, 200), this.registry, this.now::get);
 		for (int window = 0; window < 10; window++) {
-			reads(control, 15, Duration.ofMillis(1));
+			window(control, control.limit(), Duration.ofMillis(2), false);
 		}
 		int settled = control.limit();
-		this.cpu = 0.99;
-		this.serviceCpu = 0.5;
-		for (int window = 0; window < 20; window++) {
-			reads(control, 15, Duration.ofMillis(1));
+		List<AdmissionControl.Admission> running = new ArrayList<>();
+		for (int i = 0; i < 150; i++) {
+			control.admit(get()).ifPresent(running::add);
+			if (running.size() == control.limit() / 2) {
+				this.now.addAndGet(Duration.ofMillis(2).toNanos());
+				running.forEach((admission) -> admission.finished(200));
+				running.clear();
+			}
 		}
-		assertThat(control.limit()).isGreaterThanOrEqualTo(settled);
+		this.now.addAndGet(Duration.ofMillis(2).toNanos());
+		running.forEach((admission) -> admission.finished(503));
+		this.now.addAndGet(TimeUnit.MILLISECONDS.toNanos(300));
+		window(control, 10, Duration.ofMillis(2), false);
+		assertThat(control.limit()).isLessThan(settled);
 	}
 
 	@Test
-	void aRequestOverTheLimitWaitsBrieflyForAPlace() throws Exception {
-		AdmissionControl control = new AdmissionControl(new AdmissionProperties(true, 1, 1, 2, 4, Duration.ofSeconds(1),
-				Duration.ofMillis(2000), 8, 0.25, Duration.ofSeconds(1), cpu(2.0, 1, 0.25)), this.registry);
+	void aRequestOverTheLimitWaitsForAPlace() throws Exception {
+		AdmissionControl control = new AdmissionControl(
+				new AdmissionProperties(true, Duration.ofSeconds(20), 1, 1, 8, 0.25, Duration.ofSeconds(1)),
+				this.registry);
 		AdmissionControl.Admission first = control.admit(get()).orElseThrow();
 		Thread finisher = new Thread(() -> {
 			sleep(50);
@@ -157,13 +130,28 @@ class AdmissionControlTests {
 		assertThat(control.admit(get())).as("admitted once the first one finished").isPresent();
 		finisher.join();
 		assertThat(shed("reads")).isZero();
+	}
 
-		AdmissionControl quick = new AdmissionControl(new AdmissionProperties(true, 1, 1, 2, 4, Duration.ofSeconds(1),
-				Duration.ofMillis(20), 8, 0.25, Duration.ofSeconds(1), cpu(2.0, 1, 0.25)), new SimpleMeterRegistry());
-		quick.admit(get()).orElseThrow();
+	@Test
+	void aBurstWaitsHalfTheObjectiveAndAStandingQueueATenth() {
+		AdmissionControl control = new AdmissionControl(
+				new AdmissionProperties(true, Duration.ofMillis(1000), 1, 1, 8, 0.25, Duration.ofSeconds(1)),
+				this.registry, this.now::get);
+		control.admit(get()).orElseThrow();
+
+		// The limit had room 50 ms ago: a burst, which may wait half the objective.
+		this.now.addAndGet(TimeUnit.MILLISECONDS.toNanos(50));
 		long start = System.nanoTime();
-		assertThat(quick.admit(get())).as("no place within 20 ms").isEmpty();
-		assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(20));
+		assertThat(control.admit(get())).isEmpty();
+		assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(500));
+
+		// Full for more than 100 ms: a standing queue, a tenth of the objective.
+		this.now.addAndGet(TimeUnit.MILLISECONDS.toNanos(100));
+		start = System.nanoTime();
+		assertThat(control.admit(get())).isEmpty();
+		assertThat(System.nanoTime() - start).isBetween(TimeUnit.MILLISECONDS.toNanos(100),
+				TimeUnit.MILLISECONDS.toNanos(450));
+		assertThat(shed("reads")).isEqualTo(2);
 	}
 
 	private static void sleep(long millis) {
@@ -177,8 +165,9 @@ class AdmissionControlTests {
 
 	@Test
 	void offAdmitsEverything() {
-		AdmissionControl control = new AdmissionControl(properties(false, 1, 1), this.registry, this.now::get,
-				this::cpu);
+		AdmissionControl control = new AdmissionControl(
+				new AdmissionProperties(false, Duration.ofMillis(50), 1, 1, 0, 0.25, Duration.ofSeconds(1)),
+				this.registry, this.now::get);
 		for (int i = 0; i < 100; i++) {
 			assertThat(control.admit(get())).isPresent();
 		}
@@ -187,52 +176,48 @@ class AdmissionControlTests {
 
 	@Test
 	void settingsThatCannotWorkAreRefusedAtStart() {
-		assertThatIllegalArgumentException().isThrownBy(() -> properties(true, 0, 200));
-		assertThatIllegalArgumentException().isThrownBy(() -> properties(true, 300, 200));
-		assertThatIllegalArgumentException().isThrownBy(() -> new AdmissionProperties(true, 20, 200, 4, 2,
-				Duration.ofSeconds(1), Duration.ZERO, 0, 0.25, Duration.ofSeconds(1), cpu(0.9, 4, 0.25)));
-		assertThatIllegalArgumentException().isThrownBy(() -> new AdmissionProperties(true, 20, 200, 2, 4,
-				Duration.ofSeconds(1), Duration.ZERO, 0, 1.0, Duration.ofSeconds(1), cpu(0.9, 4, 0.25)));
-		assertThatIllegalArgumentException().isThrownBy(() -> new AdmissionProperties(true, 20, 200, 2, 4,
-				Duration.ofSeconds(1), Duration.ZERO, 0, 0.25, Duration.ofMillis(1500), cpu(0.9, 4, 0.25)));
-		assertThatIllegalArgumentException().isThrownBy(() -> new AdmissionProperties(true, 20, 200, 2, 4,
-				Duration.ofSeconds(1), Duration.ZERO, 0, 0.25, Duration.ofSeconds(1), cpu(0, 4, 0.25)));
-		assertThatIllegalArgumentException().isThrownBy(() -> new AdmissionProperties(true, 20, 200, 2, 4,
-				Duration.ofSeconds(1), Duration.ZERO, 0, 0.25, Duration.ofSeconds(1), cpu(0.9, 0, 0.25)));
-		assertThatIllegalArgumentException().isThrownBy(() -> new AdmissionProperties(true, 20, 200, 2, 4,
-				Duration.ofSeconds(1), Duration.ZERO, 0, 0.25, Duration.ofSeconds(1), cpu(0.9, 2, 1.5)));
-		assertThatIllegalArgumentException().isThrownBy(() -> new AdmissionProperties(true, 1, 1, 2, 4,
-				Duration.ofSeconds(1), Duration.ZERO, 0, 0.25, Duration.ofSeconds(1), cpu(0.9, 2, 0.25)));
-		assertThatNoException().isThrownBy(() -> new AdmissionProperties(true, 1, 1, 2, 4, Duration.ofSeconds(1),
-				Duration.ZERO, 0, 0.25, Duration.ofSeconds(1), cpu(2.0, 2, 0.25)));
+		Duration second = Duration.ofSeconds(1);
+		Duration objective = Duration.ofMillis(50);
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> new AdmissionProperties(true, Duration.ofMillis(5), 16, 128, 64, 0.25, second));
+		assertThatIllegalArgumentException().isThrownBy(
+				() -> new AdmissionProperties(true, Duration.ofMillis(50).plusNanos(1), 16, 128, 64, 0.25, second));
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> new AdmissionProperties(true, objective, 0, 128, 64, 0.25, second));
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> new AdmissionProperties(true, objective, 200, 128, 64, 0.25, second));
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> new AdmissionProperties(true, objective, 16, 128, -1, 0.25, second));
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> new AdmissionProperties(true, objective, 16, 128, 64, 1.0, second));
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> new AdmissionProperties(true, objective, 16, 128, 64, 0.25, Duration.ofMillis(1500)));
+		assertThatNoException()
+			.isThrownBy(() -> new AdmissionProperties(true, Duration.ofMillis(10), 1, 1, 0, 0.25, second));
 	}
 
 	/**
-	 * One window of the limit (1 s): {@code count} requests start together and end after
-	 * {@code time}; the clock then moves on to the next window.
+	 * One window of the limit: rounds of {@code atOnce} requests that start together and
+	 * end after {@code time}, 150 in all (the limit moves on 100 reads or more in a
+	 * window); the clock then moves past the window.
 	 */
-	private void reads(AdmissionControl control, int count, Duration time) {
-		window(control, count, time, false);
-	}
-
-	private void writes(AdmissionControl control, int count, Duration time) {
-		window(control, count, time, true);
-	}
-
-	private void window(AdmissionControl control, int count, Duration time, boolean writes) {
-		admitAndFinish(control, count, time, writes);
-		this.now.addAndGet(TimeUnit.MILLISECONDS.toNanos(1100));
-	}
-
-	/**
-	 * One window of three rounds of 100 reads of 1 ms: the library needs 10 reads in a
-	 * window to move the limit, and a limit under 10 admits fewer at once.
-	 */
-	private void busyWindow(AdmissionControl control) {
-		for (int round = 0; round < 3; round++) {
-			admitAndFinish(control, 100, Duration.ofMillis(1), false);
+	private void window(AdmissionControl control, int atOnce, Duration time, boolean writes) {
+		for (int done = 0; done < 150; done += atOnce) {
+			admitAndFinish(control, Math.min(atOnce, 150 - done), time, writes);
 		}
-		this.now.addAndGet(TimeUnit.MILLISECONDS.toNanos(1100));
+		this.now.addAndGet(TimeUnit.MILLISECONDS.toNanos(AdmissionControl.WINDOW_MILLIS + 50));
+	}
+
+	/**
+	 * One window of {@code fast} reads one after the other, then {@code slow} slower
+	 * ones.
+	 */
+	private void mixedWindow(AdmissionControl control, int fast, Duration fastTime, int slow, Duration slowTime) {
+		for (int i = 0; i < fast; i++) {
+			admitAndFinish(control, 1, fastTime, false);
+		}
+		admitAndFinish(control, slow, slowTime, false);
+		this.now.addAndGet(TimeUnit.MILLISECONDS.toNanos(AdmissionControl.WINDOW_MILLIS + 50));
 	}
 
 	/** {@code count} requests start together, those admitted end after {@code time}. */
@@ -250,22 +235,14 @@ class AdmissionControlTests {
 		return this.registry.get("admission.shed").tag("partition", partition).counter().count();
 	}
 
-	/** A limit that stays where it is: no window ever ends in these tests. */
+	/** A limit that stays where it is. */
 	private static AdmissionProperties fixedLimit(int limit) {
-		return properties(true, limit, limit);
+		return limits(limit, limit);
 	}
 
-	private static AdmissionProperties properties(boolean enabled, int initial, int max) {
-		return new AdmissionProperties(enabled, initial, max, 2, 4, Duration.ofSeconds(1), Duration.ZERO, 0, 0.25,
-				Duration.ofSeconds(1), cpu(0.9, Math.min(4, max), 0.25));
-	}
-
-	/**
-	 * The processors' signal: on with {@code high} up to 1, off above.
-	 */
-	private static AdmissionProperties.Cpu cpu(double high, int minLimit, double serviceShare) {
-		return new AdmissionProperties.Cpu(high <= 1, (high <= 1) ? high : 0.9, minLimit, serviceShare,
-				Duration.ofSeconds(1), AdmissionProperties.Measure.BUSY);
+	/** The default objective (50 ms), no wait for a place. */
+	private static AdmissionProperties limits(int min, int max) {
+		return new AdmissionProperties(true, Duration.ofMillis(50), min, max, 0, 0.25, Duration.ofSeconds(1));
 	}
 
 	private static MockHttpServletRequest get() {

@@ -17,9 +17,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 class AdmissionFilterTests {
 
-	private final AdmissionControl control = new AdmissionControl(new AdmissionProperties(true, 1, 1, 2, 4,
-			Duration.ofSeconds(1), Duration.ZERO, 0, 0.25, Duration.ofSeconds(2),
-			new AdmissionProperties.Cpu(false, 0.9, 1, 0.25, Duration.ofSeconds(1), AdmissionProperties.Measure.BUSY)),
+	private final AdmissionControl control = new AdmissionControl(
+			new AdmissionProperties(true, Duration.ofMillis(50), 1, 1, 0, 0.25, Duration.ofSeconds(2)),
 			new SimpleMeterRegistry());
 
 	private final AdmissionFilter filter = new AdmissionFilter(this.control);

@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @IntegrationTest
 @TestPropertySource(
-		properties = { "app.admission.enabled=true", "app.admission.initial-limit=1", "app.admission.max-limit=1" })
+		properties = { "app.admission.enabled=true", "app.admission.min-limit=1", "app.admission.max-limit=1" })
 class AdmissionIntegrationTests {
 
 	private static final int CLIENTS = 40;

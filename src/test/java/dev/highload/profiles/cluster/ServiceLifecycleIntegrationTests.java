@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.highload.profiles.LocalProfilesApplication;
 import org.awaitility.core.ConditionTimeoutException;
@@ -114,8 +115,14 @@ class ServiceLifecycleIntegrationTests {
 			first.process.destroyForcibly().waitFor();
 			assertThat(orphans.values()).allMatch(ServiceLifecycleIntegrationTests::alive);
 
-			Service restarted = Service.start("next");
+			// The restart warms up as shipped (the test profile turns it off elsewhere):
+			// its API
+			// answers, while its readiness says "not ready" until the warm-up has ended.
+			Service restarted = Service.start("next", "--app.warm-up.enabled=true", "--app.warm-up.min-time=3s",
+					"--app.warm-up.max-time=60s");
 			next = restarted;
+			assertThat(restarted.servedBeforeReady()).as("the API answered while readiness said not ready").isTrue();
+			assertThat(Service.log("next")).containsPattern("Warm-up: [1-9][0-9]* requests in .*; ready");
 			assertThat(orphans.values()).noneMatch(ServiceLifecycleIntegrationTests::alive);
 			await("one primary and two streaming standbys").atMost(Duration.ofSeconds(60))
 				.untilAsserted(() -> assertOnePrimaryAndTwoStreamingStandbys(restarted));
@@ -189,7 +196,7 @@ class ServiceLifecycleIntegrationTests {
 	}
 
 	/** The service in a JVM of its own, on this test's cluster, with the test profile. */
-	private record Service(Process process, URI api, URI managementUri) {
+	private record Service(Process process, URI api, URI managementUri, AtomicBoolean servedBeforeReadiness) {
 
 		/** Every JVM this test started, to end in any case. */
 		static final List<Process> launched = new ArrayList<>();
@@ -199,17 +206,20 @@ class ServiceLifecycleIntegrationTests {
 			.connectTimeout(Duration.ofSeconds(5))
 			.build();
 
-		static Service start(String name) throws Exception {
+		static Service start(String name, String... arguments) throws Exception {
 			int apiPort = freePort();
 			int managementPort = freePort();
-			Process process = launch(name, "--server.port=" + apiPort, "--management.server.port=" + managementPort);
+			List<String> all = new ArrayList<>(
+					List.of("--server.port=" + apiPort, "--management.server.port=" + managementPort));
+			all.addAll(List.of(arguments));
+			Process process = launch(name, all.toArray(String[]::new));
 			Service service = new Service(process, URI.create("http://127.0.0.1:" + apiPort),
-					URI.create("http://127.0.0.1:" + managementPort));
+					URI.create("http://127.0.0.1:" + managementPort), new AtomicBoolean());
 			try {
 				await(name + " ready").atMost(START_TIMEOUT)
 					.pollInterval(Duration.ofMillis(500))
 					.failFast(name + " exited", () -> !process.isAlive())
-					.until(service::ready);
+					.until(service::readyNoting);
 			}
 			catch (ConditionTimeoutException | TerminalFailureException ex) {
 				process.destroyForcibly();
@@ -249,6 +259,28 @@ class ServiceLifecycleIntegrationTests {
 		static String tail(String name) throws IOException {
 			List<String> lines = log(name).lines().toList();
 			return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
+		}
+
+		/**
+		 * Whether it is ready; when not, notes whether its API answers already.
+		 */
+		boolean readyNoting() {
+			if (ready()) {
+				return true;
+			}
+			try {
+				if (get("/user/00000000-0000-7000-8000-000000000000").statusCode() == 404) {
+					this.servedBeforeReadiness.set(true);
+				}
+			}
+			catch (IOException ex) {
+				// Not listening yet.
+			}
+			return false;
+		}
+
+		boolean servedBeforeReady() {
+			return this.servedBeforeReadiness.get();
 		}
 
 		boolean ready() {

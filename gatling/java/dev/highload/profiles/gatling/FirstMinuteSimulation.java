@@ -1,0 +1,58 @@
+package dev.highload.profiles.gatling;
+
+import java.time.Duration;
+
+import io.gatling.javaapi.core.OpenInjectionStep;
+import io.gatling.javaapi.core.PopulationBuilder;
+
+import static io.gatling.javaapi.core.CoreDsl.constantUsersPerSec;
+import static io.gatling.javaapi.core.CoreDsl.feed;
+import static io.gatling.javaapi.core.CoreDsl.nothingFor;
+import static io.gatling.javaapi.core.CoreDsl.rampUsersPerSec;
+import static io.gatling.javaapi.core.CoreDsl.repeat;
+import static io.gatling.javaapi.core.CoreDsl.scenario;
+
+/**
+ * {@link GetUserSimulation}'s load, its requests named by the minute their user arrived
+ * in: {@code GET /user/{id} first minute} and {@code GET /user/{id} after}. Started the
+ * moment the service reports ready, it tells whether a fresh instance serves its first
+ * minute as it serves the rest: Gatling's statistics give each name its own count of
+ * failures and its own percentiles. Same knobs and defaults as GetUserSimulation; the
+ * window must be longer than a minute.
+ */
+public class FirstMinuteSimulation extends MonitoredSimulation {
+
+	static final Duration MINUTE = Duration.ofSeconds(60);
+
+	static final String FIRST = Endpoints.GET_USER + " first minute";
+
+	static final String AFTER = Endpoints.GET_USER + " after";
+
+	{
+		if (this.config.window().compareTo(MINUTE) <= 0 || this.config.ramp().compareTo(MINUTE) > 0) {
+			throw new IllegalArgumentException("-Dwindow must be over 60 s and -Dramp at most 60 s");
+		}
+		double rate = this.config.rate();
+		Duration ramp = this.config.ramp();
+		OpenInjectionStep[] first = ramp.isZero() ? new OpenInjectionStep[] { constantUsersPerSec(rate).during(MINUTE) }
+				: new OpenInjectionStep[] { rampUsersPerSec(rate / 100).to(rate).during(ramp),
+						constantUsersPerSec(rate).during(MINUTE.minus(ramp)) };
+		setUp(readers(FIRST, first),
+				readers(AFTER,
+						new OpenInjectionStep[] { nothingFor(MINUTE),
+								constantUsersPerSec(rate).during(this.config.window().minus(MINUTE)) }))
+			.protocols(protocol())
+			.assertions(standardAssertions());
+	}
+
+	public FirstMinuteSimulation() {
+		super(GetUserSimulation.config());
+	}
+
+	private PopulationBuilder readers(String name, OpenInjectionStep[] arrivals) {
+		return scenario(name)
+			.exec(repeat(10).on(feed(Feeders.existingUserIds(this.config.idsFile())), Endpoints.getUser(name)))
+			.injectOpen(arrivals);
+	}
+
+}

@@ -1,0 +1,261 @@
+package dev.highload.profiles.warmup;
+
+import java.io.IOException;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.boot.ApplicationArguments;
+import org.springframework.boot.ApplicationRunner;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.core.env.Environment;
+import org.springframework.stereotype.Component;
+
+/**
+ * Runs the service's read paths over HTTP on its own port until the JIT compiler has
+ * settled, before the service reports ready. Spring Boot calls runners after the web
+ * server has started and before it publishes readiness (ACCEPTING_TRAFFIC), so the
+ * readiness probe, and with it compose's healthcheck, {@code --wait} and HAProxy's check,
+ * says "not ready" meanwhile: a cold instance takes no traffic.
+ * <p>
+ * The requests are the ones a client makes: point reads by id on both paths, searches,
+ * and a few unknown ids (their 404 is a path too). The ids are found by searches for
+ * common prefixes; on an empty database every id is unknown. No write and no login: a
+ * warm-up must leave no row and count no failure against any address.
+ * <p>
+ * Settled means the compiler used less than {@code app.warm-up.settled} of one core over
+ * each of two seconds in a row, after {@code min-time}; {@code max-time} bounds it all.
+ */
+@Component
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnBooleanProperty(name = "app.warm-up.enabled", matchIfMissing = true)
+class WarmUp implements ApplicationRunner {
+
+	private static final Logger log = LoggerFactory.getLogger(WarmUp.class);
+
+	/** First letters of common first and last names, Russian and English, in pairs. */
+	private static final String[][] PREFIXES = { { "А", "И" }, { "А", "С" }, { "В", "П" }, { "Д", "К" }, { "Е", "М" },
+			{ "И", "А" }, { "М", "В" }, { "Н", "Н" }, { "О", "Б" }, { "С", "Г" }, { "Т", "Л" }, { "A", "S" },
+			{ "J", "M" }, { "M", "B" }, { "R", "W" }, { "E", "J" }, { "D", "T" } };
+
+	private static final Pattern ID = Pattern.compile("\"id\"\\s*:\\s*\"([0-9a-f-]{36})\"");
+
+	/** The ids a warm-up reads at most: enough to leave the replicas' caches cold. */
+	private static final int MAX_IDS = 2000;
+
+	private final WarmUpProperties properties;
+
+	private final Environment environment;
+
+	WarmUp(WarmUpProperties properties, Environment environment) {
+		this.properties = properties;
+		this.environment = environment;
+	}
+
+	@Override
+	public void run(ApplicationArguments args) throws InterruptedException {
+		String port = this.environment.getProperty("local.server.port");
+		if (port == null) {
+			return;
+		}
+		String address = this.environment.getProperty("server.address", "127.0.0.1");
+		if (address.equals("0.0.0.0") || address.equals("::")) {
+			address = "127.0.0.1";
+		}
+		String host = address.contains(":") ? "[" + address + "]" : address;
+		Result result = warmUp(URI.create("http://" + host + ":" + port));
+		log.info(
+				"Warm-up: {} requests in {} s ({} answered other than 200, 400 or 404, {} failed to connect); "
+						+ "the JIT compiled for {} s, {}; ready",
+				result.requests(), result.seconds(), result.unexpected(), result.failed(), result.compileSeconds(),
+				result.settled() ? "then settled" : "and had not settled within " + this.properties.maxTime());
+	}
+
+	Result warmUp(URI base) throws InterruptedException {
+		CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+		boolean timed = jit != null && jit.isCompilationTimeMonitoringSupported();
+		long compiledBefore = timed ? jit.getTotalCompilationTime() : 0;
+		long start = System.nanoTime();
+		Clients clients = new Clients(base, this.properties.clients());
+		clients.start();
+		boolean settled = false;
+		try {
+			long compiled = compiledBefore;
+			int quietSeconds = 0;
+			long deadline = start + this.properties.maxTime().toNanos();
+			long earliest = start + this.properties.minTime().toNanos();
+			while (System.nanoTime() < deadline) {
+				Thread.sleep(1000);
+				if (!timed) {
+					continue;
+				}
+				long now = jit.getTotalCompilationTime();
+				quietSeconds = (now - compiled < this.properties.settled() * 1000) ? quietSeconds + 1 : 0;
+				compiled = now;
+				if (quietSeconds >= 2 && System.nanoTime() >= earliest) {
+					settled = true;
+					break;
+				}
+			}
+		}
+		finally {
+			clients.stop();
+		}
+		long compiledMillis = timed ? jit.getTotalCompilationTime() - compiledBefore : 0;
+		return new Result(clients.requests.get(), clients.unexpected.get(), clients.failed.get(),
+				Math.round((System.nanoTime() - start) / 1e8) / 10.0, Math.round(compiledMillis / 100.0) / 10.0,
+				settled);
+	}
+
+	/**
+	 * What a warm-up did.
+	 *
+	 * @param requests answered requests
+	 * @param unexpected answered with another status than 200, 400 or 404
+	 * @param failed not answered (no connection)
+	 * @param seconds how long it took
+	 * @param compileSeconds the JIT's compilation time meanwhile
+	 * @param settled whether the JIT settled before {@code max-time}
+	 */
+	record Result(long requests, long unexpected, long failed, double seconds, double compileSeconds, boolean settled) {
+
+	}
+
+	/** The warm-up's client threads, each on a keep-alive connection of its own. */
+	private static final class Clients {
+
+		private final URI base;
+
+		private final List<Thread> threads = new ArrayList<>();
+
+		private final List<String> ids = new CopyOnWriteArrayList<>();
+
+		private final AtomicBoolean stopped = new AtomicBoolean();
+
+		final AtomicLong requests = new AtomicLong();
+
+		final AtomicLong unexpected = new AtomicLong();
+
+		final AtomicLong failed = new AtomicLong();
+
+		/** One client for all threads: it keeps a connection for each. */
+		private final HttpClient http = HttpClient.newBuilder()
+			.version(HttpClient.Version.HTTP_1_1)
+			.connectTimeout(Duration.ofSeconds(2))
+			.build();
+
+		Clients(URI base, int count) {
+			this.base = base;
+			for (int i = 0; i < count; i++) {
+				int client = i;
+				Thread thread = new Thread(() -> run(client), "warm-up-" + i);
+				thread.setDaemon(true);
+				this.threads.add(thread);
+			}
+		}
+
+		void start() {
+			this.threads.forEach(Thread::start);
+		}
+
+		void stop() throws InterruptedException {
+			this.stopped.set(true);
+			for (Thread thread : this.threads) {
+				thread.join(10_000);
+			}
+			// From Java 21 on the client closes, and its selector thread ends at once.
+			if (this.http instanceof AutoCloseable closeable) {
+				try {
+					closeable.close();
+				}
+				catch (Exception ex) {
+					log.debug("Warm-up: closing its HTTP client failed", ex);
+				}
+			}
+		}
+
+		private void run(int client) {
+			for (long i = client; !this.stopped.get(); i++) {
+				send(next(i));
+			}
+		}
+
+		/**
+		 * Mostly point reads, as a profile service serves; a search in ten, an unknown id
+		 * in fifty.
+		 */
+		private String next(long i) {
+			ThreadLocalRandom random = ThreadLocalRandom.current();
+			if (this.ids.isEmpty() || i % 10 == 0) {
+				String[] names = PREFIXES[(int) ((i / 10) % PREFIXES.length)];
+				return "/user/search?first_name=" + URLEncoder.encode(names[0], StandardCharsets.UTF_8) + "&last_name="
+						+ URLEncoder.encode(names[1], StandardCharsets.UTF_8) + "&limit=" + (10 + random.nextInt(91));
+			}
+			if (i % 50 == 1) {
+				return "/user/" + UUID.randomUUID();
+			}
+			String id = this.ids.get(random.nextInt(this.ids.size()));
+			return ((i % 10 == 2) ? "/user/get/" : "/user/") + id;
+		}
+
+		private void send(String path) {
+			HttpRequest request = HttpRequest.newBuilder(this.base.resolve(path))
+				.timeout(Duration.ofSeconds(5))
+				.header("User-Agent", "user-profiles-warm-up")
+				.build();
+			try {
+				HttpResponse<String> response = this.http.send(request, HttpResponse.BodyHandlers.ofString());
+				this.requests.incrementAndGet();
+				int status = response.statusCode();
+				if (status != 200 && status != 400 && status != 404) {
+					this.unexpected.incrementAndGet();
+				}
+				else if (status == 200 && path.startsWith("/user/search") && this.ids.size() < MAX_IDS) {
+					Matcher id = ID.matcher(response.body());
+					while (id.find() && this.ids.size() < MAX_IDS) {
+						this.ids.add(id.group(1));
+					}
+				}
+			}
+			catch (IOException ex) {
+				this.failed.incrementAndGet();
+				pause();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				this.stopped.set(true);
+			}
+		}
+
+		private void pause() {
+			try {
+				Thread.sleep(100);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				this.stopped.set(true);
+			}
+		}
+
+	}
+
+}
