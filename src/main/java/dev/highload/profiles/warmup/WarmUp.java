@@ -77,6 +77,11 @@ class WarmUp implements ApplicationRunner {
 		if (port == null) {
 			return;
 		}
+		if (this.environment.getProperty("server.ssl.enabled", Boolean.class, false)) {
+			log.warn("Warm-up skipped: the API port serves TLS, and the warm-up speaks plain HTTP; "
+					+ "the service reports ready cold");
+			return;
+		}
 		String address = this.environment.getProperty("server.address", "127.0.0.1");
 		if (address.equals("0.0.0.0") || address.equals("::")) {
 			address = "127.0.0.1";
@@ -201,20 +206,20 @@ class WarmUp implements ApplicationRunner {
 
 		/**
 		 * Mostly point reads, as a profile service serves; a search in ten, an unknown id
-		 * in fifty.
+		 * in fifty, and only unknown ids until a search has found some.
 		 */
 		private String next(long i) {
 			ThreadLocalRandom random = ThreadLocalRandom.current();
-			if (this.ids.isEmpty() || i % 10 == 0) {
+			String path = (i % 10 == 2) ? "/user/get/" : "/user/";
+			if (i % 10 == 0) {
 				String[] names = PREFIXES[(int) ((i / 10) % PREFIXES.length)];
 				return "/user/search?first_name=" + URLEncoder.encode(names[0], StandardCharsets.UTF_8) + "&last_name="
 						+ URLEncoder.encode(names[1], StandardCharsets.UTF_8) + "&limit=" + (10 + random.nextInt(91));
 			}
-			if (i % 50 == 1) {
-				return "/user/" + UUID.randomUUID();
+			if (i % 50 == 1 || this.ids.isEmpty()) {
+				return path + UUID.randomUUID();
 			}
-			String id = this.ids.get(random.nextInt(this.ids.size()));
-			return ((i % 10 == 2) ? "/user/get/" : "/user/") + id;
+			return path + this.ids.get(random.nextInt(this.ids.size()));
 		}
 
 		private void send(String path) {

@@ -1,10 +1,13 @@
 package dev.highload.profiles.web;
 
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 
 import jakarta.servlet.http.HttpServletRequest;
 
+import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
+import tools.jackson.core.io.JsonStringEncoder;
 
 /**
  * What every problem a controller advice answers carries besides its own members: the
@@ -36,6 +39,33 @@ public final class Problems {
 			problem.setInstance(URI.create(request.getRequestURI()));
 		}
 		return problem;
+	}
+
+	/**
+	 * The body of the problem {@link ProblemErrorController} answers to a filter's
+	 * {@code sendError} of a 5xx status with {@link #DETAIL_ATTRIBUTE}, member for member
+	 * and in the same order, for a filter that answers without that error dispatch
+	 * through Spring MVC.
+	 * @param request the request it answers
+	 * @param status a 5xx status
+	 * @param detail the problem's {@code detail}, also its {@code message}
+	 * @return the JSON, UTF-8
+	 */
+	public static byte[] serverErrorBody(HttpServletRequest request, int status, String detail) {
+		HttpStatus resolved = HttpStatus.valueOf(status);
+		if (!resolved.is5xxServerError()) {
+			throw new IllegalArgumentException("not a 5xx status: " + status);
+		}
+		String quotedDetail = quote(detail);
+		String body = "{\"detail\":\"" + quotedDetail + "\",\"instance\":\"" + quote(request.getRequestURI())
+				+ "\",\"status\":" + status + ",\"title\":\"" + quote(resolved.getReasonPhrase())
+				+ "\",\"request_id\":\"" + quote(RequestIdFilter.of(request)) + "\",\"message\":\"" + quotedDetail
+				+ "\",\"code\":" + status + "}";
+		return body.getBytes(StandardCharsets.UTF_8);
+	}
+
+	private static String quote(String text) {
+		return new String(JsonStringEncoder.getInstance().quoteAsCharArray(text));
 	}
 
 	/**

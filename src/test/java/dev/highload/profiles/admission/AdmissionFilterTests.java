@@ -2,7 +2,6 @@ package dev.highload.profiles.admission;
 
 import java.time.Duration;
 
-import dev.highload.profiles.web.Problems;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletResponse;
@@ -36,7 +35,11 @@ class AdmissionFilterTests {
 		assertThat(response.getStatus()).isEqualTo(503);
 		assertThat(response.getHeader("Retry-After")).isEqualTo("2");
 		assertThat(response.getHeader("Connection")).isEqualTo("close");
-		assertThat(request.getAttribute(Problems.DETAIL_ATTRIBUTE)).isEqualTo(AdmissionFilter.DETAIL);
+		assertThat(response.getContentType()).isEqualTo("application/problem+json");
+		assertThat(response.getContentAsString()).matches("\\{\"detail\":\"" + AdmissionFilter.DETAIL
+				+ "\",\"instance\":\"/user/search\",\"status\":503,\"title\":\"Service Unavailable\","
+				+ "\"request_id\":\"[0-9a-f-]{36}\",\"message\":\"" + AdmissionFilter.DETAIL + "\",\"code\":503}");
+		assertThat(response.getContentLength()).isEqualTo(response.getContentAsByteArray().length);
 	}
 
 	@Test

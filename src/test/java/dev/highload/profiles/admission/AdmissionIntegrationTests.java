@@ -59,6 +59,11 @@ class AdmissionIntegrationTests {
 			assertThat(refused.headers().firstValue("Connection")).hasValue("close");
 			assertThat(refused.headers().firstValue("Content-Type")).hasValue("application/problem+json");
 			assertThat(refused.json().get("detail").asString()).isEqualTo(AdmissionFilter.DETAIL);
+			assertThat(refused.json().get("instance").asString()).isEqualTo("/user/search");
+			assertThat(refused.json().get("status").asInt()).isEqualTo(503);
+			assertThat(refused.json().get("title").asString()).isEqualTo("Service Unavailable");
+			assertThat(refused.json().get("message").asString()).isEqualTo(AdmissionFilter.DETAIL);
+			assertThat(refused.json().get("code").asInt()).isEqualTo(503);
 			assertThat(refused.json().get("request_id").asString())
 				.isEqualTo(refused.headers().firstValue("X-Request-Id").orElseThrow());
 		}
