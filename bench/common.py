@@ -387,6 +387,9 @@ def figures(run_dir):
     row["shed"] = int(shed.group(1)) if shed else 0
     row["shed_p99_ms"] = float(shed.group(2)) if shed and shed.group(2) else None
     row["other_failed"] = row["failed"] - row["shed"]
+    # Of the failed, those that got no answer at all: the load generator's side (ClientFigures).
+    unanswered = re.search(r"^unanswered: (\d+) reads got no answer", summary, re.M)
+    row["unanswered"] = int(unanswered.group(1)) if unanswered else None
     averages, seconds = {}, {}
     for line in summary.splitlines():
         if m := re.match(rf"^({SERIES})\s+.*?\s([\d.]+|-)\s+([\d.]+|-)\s+([\d.]+|-)\s*$", line):

@@ -25,6 +25,9 @@ final class ClientFigures {
 
 	private static final AtomicLong registered = new AtomicLong();
 
+	/** Per request name, the requests that got no answer at all. */
+	private static final Map<String, AtomicLong> unanswered = new ConcurrentHashMap<>();
+
 	private static final AtomicLong retries = new AtomicLong();
 
 	private static final AtomicLong gaveUp = new AtomicLong();
@@ -48,6 +51,16 @@ final class ClientFigures {
 	static void shed(String request, int millis) {
 		refusals.computeIfAbsent(request, (name) -> new AtomicLongArray(MAX_MILLIS + 1))
 			.incrementAndGet(Math.max(0, Math.min(millis, MAX_MILLIS)));
+	}
+
+	/**
+	 * A read that got no answer: no connection, a connection reset or closed before the
+	 * answer, or the load generator's own request timeout or file limit. These are the
+	 * generator's side of the failures, apart from the server's answers.
+	 * @param request its name
+	 */
+	static void unanswered(String request) {
+		unanswered.computeIfAbsent(request, (name) -> new AtomicLong()).incrementAndGet();
 	}
 
 	/**
@@ -96,6 +109,10 @@ final class ClientFigures {
 	 */
 	static String summary() {
 		StringBuilder s = new StringBuilder(refusalLine());
+		long noAnswer = unanswered.values().stream().mapToLong(AtomicLong::get).sum();
+		s.append(String.format(
+				"unanswered: %d reads got no answer (no connection, reset, the generator's own timeout or file limit)%n",
+				noAnswer));
 		if (registered.get() + gaveUp.get() == 0) {
 			return s.toString();
 		}

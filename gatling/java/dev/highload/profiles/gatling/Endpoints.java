@@ -98,12 +98,15 @@ final class Endpoints {
 	 * ({@link ClientFigures#shed}).
 	 */
 	private static ChainBuilder read(String name, HttpRequestActionBuilder request) {
-		return exec(timeRefusals(request)).exec((session) -> {
+		return exec(timeRefusals(request).check(responseTimeInMillis().saveAs("answered_ms"))).exec((session) -> {
 			boolean refused = refusedAtCapacity(session);
 			if (refused) {
 				ClientFigures.shed(name, session.getInt("refused_ms"));
 			}
-			return session.remove("at_capacity").remove("refused_ms").set("left", refused);
+			if (!session.contains("answered_ms")) {
+				ClientFigures.unanswered(name);
+			}
+			return session.remove("at_capacity").remove("refused_ms").remove("answered_ms").set("left", refused);
 		}).exitHereIf((session) -> session.getBoolean("left"));
 	}
 

@@ -17,28 +17,30 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * holds. 50 ms by default: at most a few milliseconds in the service's own work below its
  * capacity, so that a busy machine alone (a garbage collection, the load generator of a
  * test on the same cores) does not read as overload, and short enough that a page making
- * several calls stays quick. A request over the limit waits at most half of it for a
- * place while the limit has had room in the last 100 ms (a burst), a tenth of it once the
- * limit has been full longer (overload)
+ * several calls stays quick. A request over the limit waits for a place at most this long
+ * while the limit has had room in the last 300 ms (a burst), a tenth of it once the limit
+ * has been full longer (overload)
  * @param minLimit the limit at start and the lowest it falls to: about what keeps the
  * machine's cores and the read pools (8 connections a node) busy, so that a limit brought
  * down by a burst still serves at capacity
  * @param maxLimit the limit never goes above this: past about as many requests as the
  * read pools have connections, more at once only wait in the pools, and 64 running reads
  * take about 13 ms each on a 2-core machine serving 5,000 a second, well within the
- * objective. With {@code waiting-max}, at most Tomcat's threads
- * (server.tomcat.threads.max, 200 by default), so that a thread is always free to refuse
- * a request instead of leaving it in Tomcat's queue
+ * objective
  * @param waitingMax how many requests over the limit may wait for a place at most; past
  * that one is refused at once. The newest waiting request gets the next free place (the
- * oldest is the likeliest to have been given up by its client)
+ * oldest is the likeliest to have been given up by its client). 200 by default, Tomcat's
+ * threads (server.tomcat.threads.max): the threads are the bound, and a burst waits
+ * rather than being refused while the limit is not congested; under congestion each waits
+ * a tenth of the objective at most, so the threads turn over fast enough to refuse
+ * whatever waits in Tomcat's queue behind them within milliseconds
  * @param writeShare the share of the limit that registrations and logins keep when reads
  * fill the rest: past the limit a read is refused while writes still have room in theirs
  * @param retryAfter what the 503 tells the client to wait, in whole seconds
  */
 @ConfigurationProperties("app.admission")
 public record AdmissionProperties(@DefaultValue("true") boolean enabled, @DefaultValue("50ms") Duration objective,
-		@DefaultValue("16") int minLimit, @DefaultValue("64") int maxLimit, @DefaultValue("128") int waitingMax,
+		@DefaultValue("16") int minLimit, @DefaultValue("64") int maxLimit, @DefaultValue("200") int waitingMax,
 		@DefaultValue("0.25") double writeShare, @DefaultValue("1s") Duration retryAfter) {
 
 	public AdmissionProperties {
