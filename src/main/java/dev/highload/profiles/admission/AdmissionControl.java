@@ -8,7 +8,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 import com.netflix.concurrency.limits.Limiter;
-import com.netflix.concurrency.limits.limit.AIMDLimit;
 import com.netflix.concurrency.limits.limit.WindowedLimit;
 import com.netflix.concurrency.limits.limit.window.PercentileSampleWindowFactory;
 import com.netflix.concurrency.limits.limiter.AbstractLimiter;
@@ -27,14 +26,14 @@ import org.springframework.stereotype.Component;
 /**
  * The limit on API requests running at once, and the decision for each request: run it
  * now, or refuse it. The limit follows one objective, the p99 latency the service
- * promises ({@code app.admission.objective}): Netflix concurrency-limits' AIMD algorithm
- * over windows of at least {@value #WINDOW_MILLIS} ms, fed with each window's p99 read
- * time. While that p99 stays within half the objective, the limit grows by one each
- * window in which the running reads filled at least half of it; once it passes, the limit
- * falls by a tenth each window, down to {@code min-limit}. Half, because the time
- * measured here starts when the request reaches this class: the rest of a client's wait,
- * in the kernel, in Tomcat's queue and for a core, is not visible here and gets the other
- * half.
+ * promises ({@code app.admission.objective}): {@link ObjectiveLimit}, additive increase
+ * and multiplicative decrease over windows of at least {@value #WINDOW_MILLIS} ms of
+ * Netflix concurrency-limits, fed with each window's p99 read time. It starts at
+ * {@code max-limit}; while that p99 stays within half the objective it grows by one each
+ * window, back to {@code max-limit}; once it passes, it falls by a tenth each window,
+ * down to {@code min-limit}. Half, because the time measured here starts when the request
+ * reaches this class: the rest of a client's wait, in the kernel, in Tomcat's queue and
+ * for a core, is not visible here and gets the other half.
  * <p>
  * So the limit refuses only when the objective is threatened, not whenever the machine is
  * busy: a busy machine that still answers within the objective keeps its limit. (The
@@ -193,18 +192,14 @@ public class AdmissionControl {
 
 	private static AbstractLimiter<Partition> limiter(AdmissionProperties properties, LimiterMeters meters,
 			LongSupplier nanoClock) {
-		AIMDLimit aimd = AIMDLimit.newBuilder()
-			.initialLimit(properties.minLimit())
-			.minLimit(properties.minLimit())
-			.maxLimit(properties.maxLimit())
-			.timeout(properties.objective().toNanos() / 2, TimeUnit.NANOSECONDS)
-			.build();
+		ObjectiveLimit objective = new ObjectiveLimit(properties.objective().toNanos() / 2, properties.minLimit(),
+				properties.maxLimit());
 		WindowedLimit limit = WindowedLimit.newBuilder()
 			.minWindowTime(WINDOW_MILLIS, TimeUnit.MILLISECONDS)
 			.maxWindowTime(WINDOW_MILLIS, TimeUnit.MILLISECONDS)
 			.windowSize(WINDOW_MIN_READS)
 			.sampleWindowFactory(PercentileSampleWindowFactory.of(0.99, WINDOW_MAX_READS))
-			.build(aimd);
+			.build(objective);
 		Limiter<Partition> built = new PartitionedBuilder().named(NAME)
 			.limit(limit)
 			.nanoClock(nanoClock)

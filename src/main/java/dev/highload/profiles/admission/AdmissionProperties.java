@@ -20,13 +20,13 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * several calls stays quick. A request over the limit waits for a place at most this long
  * while the limit has had room in the last 300 ms (a burst), a tenth of it once the limit
  * has been full longer (overload)
- * @param minLimit the limit at start and the lowest it falls to: about what keeps the
- * machine's cores and the read pools (8 connections a node) busy, so that a limit brought
- * down by a burst still serves at capacity
- * @param maxLimit the limit never goes above this: past about as many requests as the
- * read pools have connections, more at once only wait in the pools, and 64 running reads
- * take about 13 ms each on a 2-core machine serving 5,000 a second, well within the
- * objective
+ * @param minLimit the lowest the limit falls to while the objective is threatened: about
+ * what keeps the machine's cores and the read pools (8 connections a node) busy, so that
+ * a limit brought down by a burst still serves at capacity
+ * @param maxLimit the limit at start, and where it stays while the objective holds: past
+ * about as many requests as the read pools have connections, more at once only wait in
+ * the pools, and 64 running reads take about 13 ms each on a 2-core machine serving 5,000
+ * a second, well within the objective
  * @param waitingMax how many requests over the limit may wait for a place at most; past
  * that one is refused at once. The newest waiting request gets the next free place (the
  * oldest is the likeliest to have been given up by its client). 200 by default, Tomcat's

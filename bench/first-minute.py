@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""A fresh instance's first minute: the service on its embedded cluster (.data/, seeded with 1,000,000
+users), started anew for each run; the moment its readiness probe answers 200 (after its own warm-up,
+warmup/WarmUp), FirstMinuteSimulation starts, GetUserSimulation's load with its requests named by the
+minute their user arrived in. For each run, the requests, refusals (503), other failures, refusals per
+second and the p99 of the successful and of the refused requests of the first minute and of the rest,
+read from Gatling's report pages of the two request names, and the ratio first / rest.
+
+Writes runs.csv and first-minute.md to target/first-minute/ (--out); each run's Gatling log and summary
+beside them. Not a test: it exits 0 once it has measured, whatever it found.
+"""
+import argparse
+import csv
+import html
+import re
+import time
+from pathlib import Path
+
+from common import ROOT, calibrate, commit, fail, log, median, need, run_gatling, service, service_java
+
+NAMES = {"first": "GET /user/{id} first minute", "after": "GET /user/{id} after"}
+COLUMNS = ["run", "started_utc", "phase", "seconds", "requests", "failed", "shed", "shed_per_s", "p99_ok_ms",
+           "p99_ko_ms"]
+
+
+def page_stats(run_dir, name):
+    """Total/OK/KO rows of the statistics table on the request's own report page."""
+    for page in run_dir.glob("req_*.html"):
+        text = page.read_text(errors="replace")
+        title = re.search(r"<title>Gatling Stats - (.*?)</title>", text)
+        if not title or html.unescape(title.group(1)).strip() != name:
+            continue
+        cells = [html.unescape(c).strip() for c in re.findall(r"<td[^>]*>([^<]*)</td>", text)]
+        rows = {}
+        for i, cell in enumerate(cells):
+            if cell in ("Total count", "99th percentile") and i + 3 < len(cells):
+                rows[cell] = cells[i + 1:i + 4]
+        if rows:
+            return rows
+    fail(f"no report page for {name!r} in {run_dir}")
+
+
+def number(text):
+    return None if text in ("-", "") else float(text.replace(",", ""))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=3, help="[%(default)s]")
+    parser.add_argument("--users", type=int, default=250_000, help="[%(default)s]")
+    parser.add_argument("--window", type=int, default=600, help="seconds users keep arriving [%(default)s]")
+    parser.add_argument("--out", type=Path, default=ROOT / "target/first-minute", help="[%(default)s]")
+    args = parser.parse_args()
+    need("psql")
+    if not (ROOT / ".data/user-ids.csv").is_file():
+        fail("seed first: ./mvnw spring-boot:run -Dspring-boot.run.arguments=--app.seed.users=1000000", 2)
+    out = args.out.resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    rows, java, calibration = [], None, []
+    for n in range(1, args.runs + 1):
+        with service(out / f"run-{n}-service.log", ["--app.auth.throttle.registrations-per-address=0"]):
+            log(f"run {n}: ready; FirstMinuteSimulation, {args.users} users over {args.window} s")
+            started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+            java = service_java()
+            with open(out / f"run-{n}-gatling.log", "w") as output:
+                _, run = run_gatling("FirstMinuteSimulation", [f"-Dusers={args.users}", f"-Dwindow={args.window}",
+                                                               "-DmaxFailed=100", "-Dp99=60000"], output)
+            if run is None:
+                fail(f"Gatling left no run directory (log {out}/run-{n}-gatling.log)")
+            calibration.append(calibrate())
+            for summary in run.glob("*-summary.txt"):
+                (out / f"run-{n}-summary.txt").write_text(summary.read_text())
+            for phase, seconds in (("first", 60), ("after", args.window - 60)):
+                stats = page_stats(run, NAMES[phase])
+                total, _, failed = (number(v) for v in stats["Total count"])
+                _, p99_ok, p99_ko = (number(v) for v in stats["99th percentile"])
+                shed_line = (out / f"run-{n}-summary.txt").read_text()
+                shed = re.search(re.escape(NAMES[phase]) + r": (\d+)", shed_line)
+                shed = int(shed.group(1)) if shed else 0
+                rows.append(dict(run=n, started_utc=started, phase=phase, seconds=seconds, requests=int(total),
+                                 failed=int(failed or 0), shed=shed, shed_per_s=round(shed / seconds, 2),
+                                 p99_ok_ms=p99_ok, p99_ko_ms=p99_ko))
+                log(f"run {n} {phase}: {rows[-1]}")
+    with (out / "runs.csv").open("w", newline="") as f:
+        writer = csv.writer(f, lineterminator="\n")
+        writer.writerow(COLUMNS)
+        writer.writerows([[r[c] for c in COLUMNS] for r in rows])
+    lines = [f"# A fresh instance's first minute", "",
+             f"Commit {commit()}; service on Java {java}; calibration {', '.join(map(str, calibration))} TPS "
+             f"(pgbench point select, after each run); FirstMinuteSimulation, {args.users} users over {args.window} s, started the moment "
+             f"the service reported ready.", "",
+             "| run | phase | requests | failed | refused | refused/s | p99 OK ms | p99 refused ms |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['run']} | {r['phase']} | {r['requests']} | {r['failed']} | {r['shed']} | "
+                     f"{r['shed_per_s']} | {r['p99_ok_ms']} | {r['p99_ko_ms']} |")
+    ratio = [next(a["p99_ok_ms"] for a in rows if a["run"] == n and a["phase"] == "first") /
+             max(next(a["p99_ok_ms"] for a in rows if a["run"] == n and a["phase"] == "after"), 1)
+             for n in range(1, args.runs + 1)]
+    lines += ["", f"p99 of the first minute / p99 of the rest: median {median(ratio):.2f} "
+                  f"(runs: {', '.join(f'{r:.2f}' for r in ratio)})"]
+    (out / "first-minute.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
