@@ -68,14 +68,13 @@ def main():
             if run is None:
                 fail(f"Gatling left no run directory (log {out}/run-{n}-gatling.log)")
             calibration.append(calibrate())
-            for summary in run.glob("*-summary.txt"):
-                (out / f"run-{n}-summary.txt").write_text(summary.read_text())
+            summary_text = "".join(summary.read_text() for summary in run.glob("*-summary.txt"))
+            (out / f"run-{n}-summary.txt").write_text(summary_text)
             for phase, seconds in (("first", 60), ("after", args.window - 60)):
                 stats = page_stats(run, NAMES[phase])
                 total, _, failed = (number(v) for v in stats["Total count"])
                 _, p99_ok, p99_ko = (number(v) for v in stats["99th percentile"])
-                shed_line = (out / f"run-{n}-summary.txt").read_text()
-                shed = re.search(re.escape(NAMES[phase]) + r": (\d+)", shed_line)
+                shed = re.search(re.escape(NAMES[phase]) + r": (\d+)", summary_text)
                 shed = int(shed.group(1)) if shed else 0
                 rows.append(dict(run=n, started_utc=started, phase=phase, seconds=seconds, requests=int(total),
                                  failed=int(failed or 0), shed=shed, shed_per_s=round(shed / seconds, 2),

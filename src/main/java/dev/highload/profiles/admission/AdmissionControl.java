@@ -95,6 +95,8 @@ public class AdmissionControl {
 
 	private static final long CONGESTION_NANOS = TimeUnit.MILLISECONDS.toNanos(CONGESTION_MILLIS);
 
+	private static final long ROOM_RESOLUTION_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
 	/** Who gets a share of the limit. */
 	enum Partition {
 
@@ -222,7 +224,7 @@ public class AdmissionControl {
 		}
 		Partition partition = Partition.of(request);
 		if (this.limiter.getInflight() < this.limiter.getLimit()) {
-			this.lastRoom = this.nanoClock.getAsLong();
+			noteRoom();
 		}
 		Optional<Limiter.Listener> listener = this.waiting.acquire(partition);
 		if (listener.isEmpty()) {
@@ -230,6 +232,18 @@ public class AdmissionControl {
 			return Optional.empty();
 		}
 		return Optional.of(new Running(listener.get(), partition));
+	}
+
+	/**
+	 * Notes that a request found room under the limit. The time is written at most once a
+	 * millisecond: every request with room would otherwise write the same shared field,
+	 * and the congestion it feeds is judged over {@value #CONGESTION_MILLIS} ms.
+	 */
+	private void noteRoom() {
+		long now = this.nanoClock.getAsLong();
+		if (now - this.lastRoom > ROOM_RESOLUTION_NANOS) {
+			this.lastRoom = now;
+		}
 	}
 
 	/**

@@ -235,10 +235,13 @@ class WarmUp implements ApplicationRunner {
 					this.unexpected.incrementAndGet();
 				}
 				else if (status == 200 && path.startsWith("/user/search") && this.ids.size() < MAX_IDS) {
+					// One copy of the shared list per answer, not one per id.
+					List<String> found = new ArrayList<>();
 					Matcher id = ID.matcher(response.body());
-					while (id.find() && this.ids.size() < MAX_IDS) {
-						this.ids.add(id.group(1));
+					while (id.find() && this.ids.size() + found.size() < MAX_IDS) {
+						found.add(id.group(1));
 					}
+					this.ids.addAll(found);
 				}
 			}
 			catch (IOException ex) {
