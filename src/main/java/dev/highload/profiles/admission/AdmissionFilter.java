@@ -68,7 +68,7 @@ class AdmissionFilter implements Filter {
 	private void refuse(HttpServletRequest request, HttpServletResponse response) throws IOException {
 		response.setHeader(HttpHeaders.RETRY_AFTER, Long.toString(this.control.retryAfterSeconds()));
 		response.setHeader(HttpHeaders.CONNECTION, "close");
-		byte[] body = Problems.serverErrorBody(request, HttpServletResponse.SC_SERVICE_UNAVAILABLE, DETAIL);
+		byte[] body = Problems.errorBody(request, HttpServletResponse.SC_SERVICE_UNAVAILABLE, DETAIL);
 		response.setStatus(HttpServletResponse.SC_SERVICE_UNAVAILABLE);
 		response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
 		response.setContentLength(body.length);

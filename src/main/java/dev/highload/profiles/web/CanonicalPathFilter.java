@@ -2,6 +2,7 @@ package dev.highload.profiles.web;
 
 import java.io.IOException;
 
+import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -10,8 +11,8 @@ import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
+import org.springframework.boot.web.servlet.FilterRegistration;
 import org.springframework.core.Ordered;
-import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Component;
 
@@ -25,7 +26,10 @@ import org.springframework.stereotype.Component;
  * are UUIDs, and text travels in the query string, which this does not look at.
  */
 @Component
-@Order(Ordered.HIGHEST_PRECEDENCE + 4)
+// On the dispatch that follows a body read whole (RequestBodyFilter) too: a POST is
+// checked there.
+@FilterRegistration(order = Ordered.HIGHEST_PRECEDENCE + 4,
+		dispatcherTypes = { DispatcherType.REQUEST, DispatcherType.ASYNC })
 class CanonicalPathFilter implements Filter {
 
 	@Override

@@ -105,14 +105,6 @@ class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
 	@Override
 	protected ResponseEntity<Object> handleHttpMessageNotReadable(HttpMessageNotReadableException ex,
 			HttpHeaders headers, HttpStatusCode status, WebRequest request) {
-		RequestBodyLimitFilter.BodyTooLargeException tooLarge = ExceptionUtils.throwableOfType(ex,
-				RequestBodyLimitFilter.BodyTooLargeException.class);
-		if (tooLarge != null) {
-			ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONTENT_TOO_LARGE,
-					tooLarge.getMessage());
-			headers.set(HttpHeaders.CONNECTION, "close");
-			return handleExceptionInternal(ex, problem, headers, HttpStatus.CONTENT_TOO_LARGE, request);
-		}
 		String detail = "The request body is missing or is not valid JSON";
 		Map<String, String> error = null;
 		Throwable cause = ex.getCause();

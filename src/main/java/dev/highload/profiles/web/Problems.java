@@ -43,25 +43,36 @@ public final class Problems {
 
 	/**
 	 * The body of the problem {@link ProblemErrorController} answers to a filter's
-	 * {@code sendError} of a 5xx status with {@link #DETAIL_ATTRIBUTE}, member for member
-	 * and in the same order, for a filter that answers without that error dispatch
-	 * through Spring MVC.
+	 * {@code sendError} with {@link #DETAIL_ATTRIBUTE}, member for member and in the same
+	 * order, for a filter that answers without that error dispatch through Spring MVC (a
+	 * refusal at capacity, a body too large or too slow).
 	 * @param request the request it answers
-	 * @param status a 5xx status
-	 * @param detail the problem's {@code detail}, also its {@code message}
+	 * @param status a 4xx or 5xx status; a 5xx one gets {@code message} and {@code code}
+	 * too ({@link #serverErrorMembers})
+	 * @param detail the problem's {@code detail}
 	 * @return the JSON, UTF-8
 	 */
-	public static byte[] serverErrorBody(HttpServletRequest request, int status, String detail) {
+	public static byte[] errorBody(HttpServletRequest request, int status, String detail) {
 		HttpStatus resolved = HttpStatus.valueOf(status);
-		if (!resolved.is5xxServerError()) {
-			throw new IllegalArgumentException("not a 5xx status: " + status);
+		if (!resolved.isError()) {
+			throw new IllegalArgumentException("not an error status: " + status);
 		}
 		String quotedDetail = quote(detail);
-		String body = "{\"detail\":\"" + quotedDetail + "\",\"instance\":\"" + quote(request.getRequestURI())
-				+ "\",\"status\":" + status + ",\"title\":\"" + quote(resolved.getReasonPhrase())
-				+ "\",\"request_id\":\"" + quote(RequestIdFilter.of(request)) + "\",\"message\":\"" + quotedDetail
-				+ "\",\"code\":" + status + "}";
-		return body.getBytes(StandardCharsets.UTF_8);
+		StringBuilder body = new StringBuilder(256).append("{\"detail\":\"")
+			.append(quotedDetail)
+			.append("\",\"instance\":\"")
+			.append(quote(request.getRequestURI()))
+			.append("\",\"status\":")
+			.append(status)
+			.append(",\"title\":\"")
+			.append(quote(resolved.getReasonPhrase()))
+			.append("\",\"request_id\":\"")
+			.append(quote(RequestIdFilter.of(request)))
+			.append('"');
+		if (resolved.is5xxServerError()) {
+			body.append(",\"message\":\"").append(quotedDetail).append("\",\"code\":").append(status);
+		}
+		return body.append('}').toString().getBytes(StandardCharsets.UTF_8);
 	}
 
 	private static String quote(String text) {

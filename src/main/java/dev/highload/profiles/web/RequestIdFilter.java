@@ -34,7 +34,8 @@ class RequestIdFilter extends OncePerRequestFilter {
 	@Override
 	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws ServletException, IOException {
-		String id = request.getHeader(HEADER);
+		// The dispatch that follows a body read whole (RequestBodyFilter) keeps the id.
+		String id = (request.getAttribute(ATTRIBUTE) instanceof String given) ? given : request.getHeader(HEADER);
 		if (id == null || !ACCEPTED.matcher(id).matches()) {
 			id = newId();
 		}
@@ -51,6 +52,11 @@ class RequestIdFilter extends OncePerRequestFilter {
 
 	@Override
 	protected boolean shouldNotFilterErrorDispatch() {
+		return false;
+	}
+
+	@Override
+	protected boolean shouldNotFilterAsyncDispatch() {
 		return false;
 	}
 

@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.http.Outcome;
+import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -19,8 +20,8 @@ import jakarta.servlet.http.HttpServletResponse;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.web.servlet.FilterRegistration;
 import org.springframework.core.Ordered;
-import org.springframework.core.annotation.Order;
 import org.springframework.stereotype.Component;
 import org.springframework.web.servlet.DispatcherServlet;
 import org.springframework.web.servlet.HandlerMapping;
@@ -44,7 +45,10 @@ import org.springframework.web.servlet.HandlerMapping;
  * observation back.
  */
 @Component
-@Order(Ordered.HIGHEST_PRECEDENCE + 1)
+// After the body has arrived (RequestBodyFilter): a request is timed from then, on the
+// dispatch that follows its body.
+@FilterRegistration(order = Ordered.HIGHEST_PRECEDENCE + 2,
+		dispatcherTypes = { DispatcherType.REQUEST, DispatcherType.ASYNC })
 class RequestMetricsFilter implements Filter {
 
 	static final String METER = "http.server.requests";

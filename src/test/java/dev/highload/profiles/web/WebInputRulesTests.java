@@ -42,8 +42,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 // configuration classes: the JSON rules are added, so bodies are read as in the service.
 @WebMvcTest(controllers = WebInputRulesTests.Probe.class,
 		includeFilters = @ComponentScan.Filter(type = FilterType.REGEX,
-				pattern = "dev\\.highload\\.profiles\\.web\\.Strict(JsonConfiguration|ParameterBinding)"),
-		properties = "app.web.max-request-body=256B")
+				pattern = "dev\\.highload\\.profiles\\.web\\.Strict(JsonConfiguration|ParameterBinding)"))
 @EnableConfigurationProperties(WebProperties.class)
 @Import({ WebInputRulesTests.Probe.class, TestConsistencyTokens.class })
 class WebInputRulesTests {
@@ -124,20 +123,6 @@ class WebInputRulesTests {
 			.exchange();
 		assertThat(problem(result)).isEqualTo("400 day: must be valid UTF-8");
 		assertThat(json(result).path("detail").asString()).isEqualTo("The request body is not valid UTF-8");
-	}
-
-	@Test
-	void aBodyAboveTheLimitIs413BeforeAnythingReadsIt() {
-		// RequestBodyLimitFilter (the problem body comes from ProblemErrorController in
-		// the container; RequestBodyLimitFilterTests reads a chunked body).
-		MvcTestResult result = this.mvc.post()
-			.uri("/probe")
-			.contentType(MediaType.APPLICATION_JSON)
-			.content("{\"text\":\"" + "a".repeat(300) + "\"}")
-			.exchange();
-		assertThat(result).hasStatus(413).hasHeader("Connection", "close");
-		assertThat(result.getRequest().getAttribute(Problems.DETAIL_ATTRIBUTE))
-			.isEqualTo("The request body is larger than 256 bytes");
 	}
 
 	@Test
