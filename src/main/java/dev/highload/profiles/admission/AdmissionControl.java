@@ -49,10 +49,11 @@ import org.springframework.stereotype.Component;
  * more arrive than the service serves, so that the excess is refused in milliseconds. At
  * most {@code waiting-max} wait; one that finds no place in time is refused.
  * <p>
- * Two partitions share the limit. Past it, a request is refused only when its own
+ * Three partitions share the limit. Past it, a request is refused only when its own
  * partition has used up its share, so a flood of reads cannot take the room kept for
- * registrations and logins ({@code app.admission.write-share}), and reads are the ones
- * refused first. Only the reads teach the limit: a write's Argon2 hash takes tens of
+ * registrations ({@code app.admission.registration-share}) and logins
+ * ({@code login-share}), nor a flood of logins the registrations' room; reads are the
+ * ones refused first. Only the reads teach the limit: a write's Argon2 hash takes tens of
  * milliseconds by design and would read as congestion; writes have their own bound, the
  * hashing queue. A read answered 503 (the database could not serve it in time) counts as
  * dropped, and brings the limit down as a missed objective does.
@@ -100,15 +101,20 @@ public class AdmissionControl {
 	/** Who gets a share of the limit. */
 	enum Partition {
 
-		/** Registrations and logins: every POST. */
-		WRITES,
+		/** Every POST but a login's: registrations. */
+		REGISTRATIONS,
+		/** {@code POST /login}. */
+		LOGINS,
 		/** Everything else. */
 		READS;
 
 		final String tag = name().toLowerCase(Locale.ROOT);
 
 		static Partition of(HttpServletRequest request) {
-			return "POST".equals(request.getMethod()) ? WRITES : READS;
+			if (!"POST".equals(request.getMethod())) {
+				return READS;
+			}
+			return "/login".equals(request.getRequestURI()) ? LOGINS : REGISTRATIONS;
 		}
 
 		/** The partition's name in the library's limiter and in the meters. */
@@ -207,8 +213,9 @@ public class AdmissionControl {
 			.nanoClock(nanoClock)
 			.metricRegistry(meters)
 			.partitionResolver(Partition::tag)
-			.partition(Partition.WRITES.tag, properties.writeShare())
-			.partition(Partition.READS.tag, 1 - properties.writeShare())
+			.partition(Partition.REGISTRATIONS.tag, properties.registrationShare())
+			.partition(Partition.LOGINS.tag, properties.loginShare())
+			.partition(Partition.READS.tag, 1 - properties.registrationShare() - properties.loginShare())
 			.build();
 		return (AbstractLimiter<Partition>) built;
 	}
@@ -276,7 +283,7 @@ public class AdmissionControl {
 
 		@Override
 		public void finished(int status) {
-			if (this.partition == Partition.WRITES) {
+			if (this.partition != Partition.READS) {
 				this.listener.onIgnore();
 			}
 			else if (status == 503) {

@@ -8,8 +8,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 /**
  * Admission control of the API ({@code app.admission.*}): a limit on the requests that
  * run at once, moved by one objective, the p99 latency the service promises, and a share
- * of it kept for writes. A request over the limit is answered 503 with
- * {@code Retry-After} before it touches the database.
+ * of it kept for registrations and another for logins. A request over the limit is
+ * answered 503 with {@code Retry-After} before it touches the database.
  *
  * @param enabled off: every request runs, however many are running already
  * @param objective the p99 latency the service promises for its reads, the one setting to
@@ -34,14 +34,19 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * rather than being refused while the limit is not congested; under congestion each waits
  * a tenth of the objective at most, so the threads turn over fast enough to refuse
  * whatever waits in Tomcat's queue behind them within milliseconds
- * @param writeShare the share of the limit that registrations and logins keep when reads
- * fill the rest: past the limit a read is refused while writes still have room in theirs
+ * @param registrationShare the share of the limit that registrations ({@code POST
+ * /user/register}) keep when other requests fill the rest: past the limit a read or a
+ * login is refused while registrations still have room in theirs
+ * @param loginShare the same for logins ({@code POST /login}): a flood of logins (wrong
+ * passwords from many addresses) fills the logins' share and is refused past it, and
+ * leaves the registrations' share to registrations
  * @param retryAfter what the 503 tells the client to wait, in whole seconds
  */
 @ConfigurationProperties("app.admission")
 public record AdmissionProperties(@DefaultValue("true") boolean enabled, @DefaultValue("50ms") Duration objective,
 		@DefaultValue("16") int minLimit, @DefaultValue("64") int maxLimit, @DefaultValue("200") int waitingMax,
-		@DefaultValue("0.25") double writeShare, @DefaultValue("1s") Duration retryAfter) {
+		@DefaultValue("0.125") double registrationShare, @DefaultValue("0.125") double loginShare,
+		@DefaultValue("1s") Duration retryAfter) {
 
 	public AdmissionProperties {
 		if (objective.toMillis() < 10 || objective.toNanos() % 1_000_000 != 0) {
@@ -53,8 +58,9 @@ public record AdmissionProperties(@DefaultValue("true") boolean enabled, @Defaul
 		if (waitingMax < 0) {
 			throw new IllegalArgumentException("app.admission.waiting-max must be 0 or more");
 		}
-		if (writeShare <= 0 || writeShare >= 1) {
-			throw new IllegalArgumentException("app.admission.write-share must be between 0 and 1, both excluded");
+		if (registrationShare <= 0 || loginShare <= 0 || registrationShare + loginShare >= 1) {
+			throw new IllegalArgumentException("app.admission.registration-share and login-share must be positive, "
+					+ "and leave reads a share: their sum below 1");
 		}
 		if (retryAfter.toSeconds() < 1 || retryAfter.toMillis() % 1000 != 0) {
 			throw new IllegalArgumentException(

@@ -19,8 +19,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * gives itself a throw-away key). Checked by {@link TokenKeys} rather than here, so that
  * no binding error prints a key
  * @param tokenTtl how long a token is valid
- * @param hashThreads threads hashing passwords; 0 means one per core
- * @param hashQueue hashing requests that may wait; beyond that the service answers 503
+ * @param hashThreads threads hashing passwords, for registrations and for logins each
+ * (auth/PasswordHasher); 0 means one per core
+ * @param hashQueue hashing requests that may wait, for registrations and for logins each;
+ * beyond that the service answers 503
  */
 @ConfigurationProperties("app.auth")
 public record AuthProperties(@DefaultValue List<String> tokenKeys, @DefaultValue("1h") Duration tokenTtl,

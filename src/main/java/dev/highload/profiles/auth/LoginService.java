@@ -51,7 +51,8 @@ class LoginService {
 		Positioned<Optional<String>> hash;
 		try {
 			hash = this.credentials.findPasswordHash(request.id(), atLeast);
-			matches = this.passwordHasher.matches(request.password(), hash.value().orElse(this.dummyHash));
+			matches = this.passwordHasher.matches(PasswordHasher.Work.LOGIN, request.password(),
+					hash.value().orElse(this.dummyHash));
 		}
 		catch (RuntimeException ex) {
 			// Overload or an unavailable database: no password was judged.

@@ -1,5 +1,8 @@
 package dev.highload.profiles.auth;
 
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
@@ -10,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.jvm.ExecutorServiceMetrics;
 
@@ -18,12 +22,25 @@ import org.springframework.stereotype.Component;
 
 /**
  * Argon2id at OWASP's minimum (19 MiB, 2 iterations, 1 lane): tens of milliseconds of one
- * core per hash (about 24 ms on the development machine). Hashing runs on its own small
- * pool with a bounded queue, one thread per core by default, so a flood of registrations
+ * core per hash (about 24 ms on the development machine). Hashing runs on small pools
+ * with bounded queues, one thread per core each by default, so a flood of registrations
  * or logins queues there, then gets 503, instead of taking every core from the reads.
+ * Registrations and logins each have a pool of their own ({@link Work}): wrong passwords
+ * sent from many addresses fill the logins' queue and are refused past it, while
+ * registrations keep their threads and their queue.
  */
 @Component
 public class PasswordHasher implements DisposableBean {
+
+	/** Whose hashing it is: each has its own threads and queue. */
+	public enum Work {
+
+		/** A new user's hash, and the check of a registration sent again. */
+		REGISTRATION,
+		/** The check of a login's password. */
+		LOGIN
+
+	}
 
 	private static final int SALT_BYTES = 16;
 
@@ -35,7 +52,7 @@ public class PasswordHasher implements DisposableBean {
 
 	private final Argon2id encoder = new Argon2id(SALT_BYTES, HASH_BYTES, MEMORY_KIB, ITERATIONS);
 
-	private final ThreadPoolExecutor pool;
+	private final Map<Work, ThreadPoolExecutor> pools = new EnumMap<>(Work.class);
 
 	private final Timer hashTime;
 
@@ -44,14 +61,18 @@ public class PasswordHasher implements DisposableBean {
 	PasswordHasher(AuthProperties properties, MeterRegistry meterRegistry) {
 		int threads = (properties.hashThreads() > 0) ? properties.hashThreads()
 				: Runtime.getRuntime().availableProcessors();
-		AtomicInteger count = new AtomicInteger();
-		this.pool = new ThreadPoolExecutor(threads, threads, 0, TimeUnit.SECONDS,
-				new ArrayBlockingQueue<>(properties.hashQueue()), (task) -> {
-					Thread thread = new Thread(task, "password-hash-" + count.incrementAndGet());
-					thread.setDaemon(true);
-					return thread;
-				}, new ThreadPoolExecutor.AbortPolicy());
-		ExecutorServiceMetrics.monitor(meterRegistry, this.pool, "password-hash");
+		for (Work work : Work.values()) {
+			String name = work.name().toLowerCase(Locale.ROOT);
+			AtomicInteger count = new AtomicInteger();
+			ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 0, TimeUnit.SECONDS,
+					new ArrayBlockingQueue<>(properties.hashQueue()), (task) -> {
+						Thread thread = new Thread(task, "password-hash-" + name + "-" + count.incrementAndGet());
+						thread.setDaemon(true);
+						return thread;
+					}, new ThreadPoolExecutor.AbortPolicy());
+			ExecutorServiceMetrics.monitor(meterRegistry, pool, "password-hash", Tags.of("work", name));
+			this.pools.put(work, pool);
+		}
 		this.hashTime = hashTimer(meterRegistry, "hash");
 		this.verifyTime = hashTimer(meterRegistry, "verify");
 	}
@@ -69,26 +90,30 @@ public class PasswordHasher implements DisposableBean {
 
 	/**
 	 * @param password a raw password
-	 * @return its encoded Argon2id hash with parameters and salt
+	 * @return its encoded Argon2id hash with parameters and salt, made on the
+	 * registrations' pool
 	 * @throws HashingOverloadedException if too many hashes are waiting already
 	 */
 	public String hash(String password) {
-		return await(submit(() -> this.hashTime.recordCallable(() -> this.encoder.hash(password))));
+		return await(submit(Work.REGISTRATION, () -> this.hashTime.recordCallable(() -> this.encoder.hash(password))));
 	}
 
 	/**
+	 * @param work whose check it is: it runs on that pool
 	 * @param password a raw password
 	 * @param encodedHash a hash from {@link #hash}
 	 * @return whether they match
-	 * @throws HashingOverloadedException if too many hashes are waiting already
+	 * @throws HashingOverloadedException if too many hashes of that work are waiting
+	 * already
 	 */
-	public boolean matches(String password, String encodedHash) {
-		return await(submit(() -> this.verifyTime.recordCallable(() -> this.encoder.matches(password, encodedHash))));
+	public boolean matches(Work work, String password, String encodedHash) {
+		return await(
+				submit(work, () -> this.verifyTime.recordCallable(() -> this.encoder.matches(password, encodedHash))));
 	}
 
-	private <T> Future<T> submit(Callable<T> task) {
+	private <T> Future<T> submit(Work work, Callable<T> task) {
 		try {
-			return this.pool.submit(task);
+			return this.pools.get(work).submit(task);
 		}
 		catch (RejectedExecutionException ex) {
 			throw new HashingOverloadedException();
@@ -111,7 +136,7 @@ public class PasswordHasher implements DisposableBean {
 
 	@Override
 	public void destroy() {
-		this.pool.shutdownNow();
+		this.pools.values().forEach(ThreadPoolExecutor::shutdownNow);
 	}
 
 }

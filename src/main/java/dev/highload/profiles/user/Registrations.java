@@ -144,8 +144,8 @@ class Registrations {
 	 */
 	private Optional<UUID> replay(StoredKey stored, RegisterRequest request, byte[] fingerprint, IdempotencyKey key) {
 		// The cheap comparison first: a different body costs no password hash.
-		if (!MessageDigest.isEqual(stored.fingerprint(), fingerprint)
-				|| !this.passwordHasher.matches(request.password(), stored.passwordHash())) {
+		if (!MessageDigest.isEqual(stored.fingerprint(), fingerprint) || !this.passwordHasher
+			.matches(PasswordHasher.Work.REGISTRATION, request.password(), stored.passwordHash())) {
 			throw IdempotencyKeyException.reused();
 		}
 		if (this.jdbc.sql(REPLAYED).param(key.value()).update() == 0) {

@@ -24,27 +24,46 @@ class AdmissionControlTests {
 	private final AtomicLong now = new AtomicLong();
 
 	@Test
-	void pastTheLimitReadsAreRefusedWhileWritesKeepTheirShare() {
-		AdmissionControl control = new AdmissionControl(fixedLimit(4), this.registry, this.now::get);
+	void pastTheLimitReadsAreRefusedWhileRegistrationsAndLoginsKeepTheirShares() {
+		AdmissionControl control = new AdmissionControl(fixedLimit(8), this.registry, this.now::get);
 		List<AdmissionControl.Admission> reads = new ArrayList<>();
-		for (int i = 0; i < 4; i++) {
+		for (int i = 0; i < 8; i++) {
 			reads.add(control.admit(get()).orElseThrow());
 		}
 		assertThat(control.admit(get())).isEmpty();
-		// A quarter of 4: one write may run while reads fill the limit, not two.
-		AdmissionControl.Admission write = control.admit(post()).orElseThrow();
-		assertThat(control.admit(post())).isEmpty();
-		assertThat(control.running()).isEqualTo(5);
+		// An eighth of 8 each: one registration and one login may run while reads fill
+		// the limit, not two.
+		AdmissionControl.Admission registration = control.admit(register()).orElseThrow();
+		assertThat(control.admit(register())).isEmpty();
+		AdmissionControl.Admission login = control.admit(login()).orElseThrow();
+		assertThat(control.admit(login())).isEmpty();
+		assertThat(control.running()).isEqualTo(10);
 
 		// Below the limit again, any request runs.
-		write.finished(200);
+		registration.finished(200);
+		login.finished(200);
 		reads.get(0).finished(200);
 		reads.get(1).finished(200);
+		reads.get(2).finished(200);
 		assertThat(control.admit(get())).isPresent();
 		assertThat(shed("reads")).isEqualTo(1);
-		assertThat(shed("writes")).isEqualTo(1);
-		assertThat(this.registry.get("admission.limit").gauge().value()).isEqualTo(4);
-		assertThat(this.registry.get("admission.running").gauge().value()).isEqualTo(3);
+		assertThat(shed("registrations")).isEqualTo(1);
+		assertThat(shed("logins")).isEqualTo(1);
+		assertThat(this.registry.get("admission.limit").gauge().value()).isEqualTo(8);
+		assertThat(this.registry.get("admission.running").gauge().value()).isEqualTo(6);
+	}
+
+	@Test
+	void aFloodOfLoginsLeavesRegistrationsTheirShare() {
+		AdmissionControl control = new AdmissionControl(fixedLimit(8), this.registry, this.now::get);
+		int admitted = 0;
+		for (int i = 0; i < 20; i++) {
+			admitted += control.admit(login()).isPresent() ? 1 : 0;
+		}
+		assertThat(admitted).as("logins fill the limit, then only their share counts").isEqualTo(8);
+		assertThat(control.admit(register())).as("a registration").isPresent();
+		assertThat(shed("logins")).isEqualTo(12);
+		assertThat(shed("registrations")).isZero();
 	}
 
 	@Test
@@ -111,7 +130,7 @@ class AdmissionControlTests {
 	@Test
 	void aRequestOverTheLimitWaitsForAPlace() throws Exception {
 		AdmissionControl control = new AdmissionControl(
-				new AdmissionProperties(true, Duration.ofSeconds(20), 1, 1, 8, 0.25, Duration.ofSeconds(1)),
+				new AdmissionProperties(true, Duration.ofSeconds(20), 1, 1, 8, 0.125, 0.125, Duration.ofSeconds(1)),
 				this.registry);
 		AdmissionControl.Admission first = control.admit(get()).orElseThrow();
 		Thread finisher = new Thread(() -> {
@@ -127,7 +146,7 @@ class AdmissionControlTests {
 	@Test
 	void aBurstWaitsTheObjectiveAndAStandingQueueATenth() {
 		AdmissionControl control = new AdmissionControl(
-				new AdmissionProperties(true, Duration.ofMillis(400), 1, 1, 8, 0.25, Duration.ofSeconds(1)),
+				new AdmissionProperties(true, Duration.ofMillis(400), 1, 1, 8, 0.125, 0.125, Duration.ofSeconds(1)),
 				this.registry, this.now::get);
 		control.admit(get()).orElseThrow();
 
@@ -158,7 +177,7 @@ class AdmissionControlTests {
 	@Test
 	void offAdmitsEverything() {
 		AdmissionControl control = new AdmissionControl(
-				new AdmissionProperties(false, Duration.ofMillis(50), 1, 1, 0, 0.25, Duration.ofSeconds(1)),
+				new AdmissionProperties(false, Duration.ofMillis(50), 1, 1, 0, 0.125, 0.125, Duration.ofSeconds(1)),
 				this.registry, this.now::get);
 		for (int i = 0; i < 100; i++) {
 			assertThat(control.admit(get())).isPresent();
@@ -171,21 +190,21 @@ class AdmissionControlTests {
 		Duration second = Duration.ofSeconds(1);
 		Duration objective = Duration.ofMillis(50);
 		assertThatIllegalArgumentException()
-			.isThrownBy(() -> new AdmissionProperties(true, Duration.ofMillis(5), 16, 128, 64, 0.25, second));
+			.isThrownBy(() -> new AdmissionProperties(true, Duration.ofMillis(5), 16, 128, 64, 0.125, 0.125, second));
+		assertThatIllegalArgumentException().isThrownBy(() -> new AdmissionProperties(true,
+				Duration.ofMillis(50).plusNanos(1), 16, 128, 64, 0.125, 0.125, second));
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> new AdmissionProperties(true, objective, 0, 128, 64, 0.125, 0.125, second));
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> new AdmissionProperties(true, objective, 200, 128, 64, 0.125, 0.125, second));
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> new AdmissionProperties(true, objective, 16, 128, -1, 0.125, 0.125, second));
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> new AdmissionProperties(true, objective, 16, 128, 64, 0.5, 0.5, second));
 		assertThatIllegalArgumentException().isThrownBy(
-				() -> new AdmissionProperties(true, Duration.ofMillis(50).plusNanos(1), 16, 128, 64, 0.25, second));
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> new AdmissionProperties(true, objective, 0, 128, 64, 0.25, second));
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> new AdmissionProperties(true, objective, 200, 128, 64, 0.25, second));
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> new AdmissionProperties(true, objective, 16, 128, -1, 0.25, second));
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> new AdmissionProperties(true, objective, 16, 128, 64, 1.0, second));
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> new AdmissionProperties(true, objective, 16, 128, 64, 0.25, Duration.ofMillis(1500)));
+				() -> new AdmissionProperties(true, objective, 16, 128, 64, 0.125, 0.125, Duration.ofMillis(1500)));
 		assertThatNoException()
-			.isThrownBy(() -> new AdmissionProperties(true, Duration.ofMillis(10), 1, 1, 0, 0.25, second));
+			.isThrownBy(() -> new AdmissionProperties(true, Duration.ofMillis(10), 1, 1, 0, 0.125, 0.125, second));
 	}
 
 	/**
@@ -216,7 +235,7 @@ class AdmissionControlTests {
 	private void admitAndFinish(AdmissionControl control, int count, Duration time, boolean writes) {
 		List<AdmissionControl.Admission> running = new ArrayList<>();
 		for (int i = 0; i < count; i++) {
-			Optional<AdmissionControl.Admission> admitted = control.admit(writes ? post() : get());
+			Optional<AdmissionControl.Admission> admitted = control.admit(writes ? register() : get());
 			admitted.ifPresent(running::add);
 		}
 		this.now.addAndGet(time.toNanos());
@@ -234,14 +253,18 @@ class AdmissionControlTests {
 
 	/** The default objective (50 ms), no wait for a place. */
 	private static AdmissionProperties limits(int min, int max) {
-		return new AdmissionProperties(true, Duration.ofMillis(50), min, max, 0, 0.25, Duration.ofSeconds(1));
+		return new AdmissionProperties(true, Duration.ofMillis(50), min, max, 0, 0.125, 0.125, Duration.ofSeconds(1));
 	}
 
 	private static MockHttpServletRequest get() {
 		return new MockHttpServletRequest("GET", "/user/search");
 	}
 
-	private static MockHttpServletRequest post() {
+	private static MockHttpServletRequest login() {
+		return new MockHttpServletRequest("POST", "/login");
+	}
+
+	private static MockHttpServletRequest register() {
 		return new MockHttpServletRequest("POST", "/user/register");
 	}
 

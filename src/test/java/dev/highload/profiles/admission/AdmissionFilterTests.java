@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 class AdmissionFilterTests {
 
 	private final AdmissionControl control = new AdmissionControl(
-			new AdmissionProperties(true, Duration.ofMillis(50), 1, 1, 0, 0.25, Duration.ofSeconds(2)),
+			new AdmissionProperties(true, Duration.ofMillis(50), 1, 1, 0, 0.125, 0.125, Duration.ofSeconds(2)),
 			new SimpleMeterRegistry());
 
 	private final AdmissionFilter filter = new AdmissionFilter(this.control);
