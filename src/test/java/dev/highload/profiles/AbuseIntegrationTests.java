@@ -20,6 +20,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import com.nimbusds.jwt.JWTClaimsSet;
 import dev.highload.profiles.auth.ServiceTokens;
@@ -143,6 +148,71 @@ class AbuseIntegrationTests {
 		ApiClient.Response waits = new RawClient("127.0.0.36", this.port).login(id, "secret-password");
 		assertThat(waits.status()).as("past the ceiling").isEqualTo(429);
 		assertThat(retryAfter(waits)).isEqualTo(1);
+	}
+
+	/**
+	 * Issue 49: past the account's ceiling every client waits, so attackers who fail on
+	 * an id from several addresses, knocking at every opening, would keep its owner
+	 * racing them. A client that has logged in to the account before holds a device
+	 * cookie, and with it gets in at once, from any address.
+	 */
+	@Test
+	void theOwnersDeviceGetsInAtOnceWhileAttackersFromManyAddressesFailWithoutPause() throws Exception {
+		UUID id = this.api.register(ApiClient.uniqueName(), ApiClient.uniqueName(), "secret-password");
+		ApiClient.Response first = new RawClient("127.0.0.51", this.port).login(id, "secret-password");
+		assertThat(first.status()).isEqualTo(200);
+		String device = deviceCookie(first);
+		AtomicBoolean stop = new AtomicBoolean();
+		ExecutorService attackers = Executors.newFixedThreadPool(4);
+		List<Future<Map<Integer, Integer>>> attacks = new ArrayList<>();
+		try {
+			for (String address : List.of("127.0.0.52", "127.0.0.53", "127.0.0.54", "127.0.0.55")) {
+				RawClient attacker = new RawClient(address, this.port);
+				attacks.add(attackers.submit(() -> {
+					Map<Integer, Integer> answers = new TreeMap<>();
+					while (!stop.get()) {
+						answers.merge(attacker.login(id, "wrong-password").status(), 1, Integer::sum);
+					}
+					return answers;
+				}));
+			}
+			// Until the account is past its ceiling: a new client's first attempt waits.
+			RawClient probe = new RawClient("127.0.0.56", this.port);
+			long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+			int probed;
+			while ((probed = probe.login(id, "wrong-password").status()) != 429 && System.nanoTime() < deadline) {
+				Thread.sleep(100);
+			}
+			assertThat(probed).as("a client without the cookie, past the ceiling").isEqualTo(429);
+			for (String address : List.of("127.0.0.51", "127.0.0.57")) {
+				long start = System.nanoTime();
+				ApiClient.Response owner = new RawClient(address, this.port).login(id, "secret-password", "Cookie",
+						"device=" + device);
+				assertThat(owner.status()).as("the owner's device on %s", address).isEqualTo(200);
+				assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
+				device = deviceCookie(owner);
+			}
+		}
+		finally {
+			stop.set(true);
+			attackers.shutdown();
+		}
+		Map<Integer, Integer> answers = new TreeMap<>();
+		for (Future<Map<Integer, Integer>> attack : attacks) {
+			attack.get(30, TimeUnit.SECONDS).forEach((status, count) -> answers.merge(status, count, Integer::sum));
+		}
+		assertThat(answers).as("the attackers' answers").containsKeys(401, 429).doesNotContainKey(200);
+	}
+
+	private static String deviceCookie(ApiClient.Response response) {
+		String cookie = response.headers()
+			.allValues("Set-Cookie")
+			.stream()
+			.filter((value) -> value.startsWith("device="))
+			.findFirst()
+			.orElseThrow(() -> new AssertionError("no device cookie in " + response.headers().map()));
+		assertThat(cookie).contains("Path=/login", "HttpOnly", "SameSite=Strict", "Max-Age=2592000");
+		return cookie.substring("device=".length(), cookie.indexOf(';'));
 	}
 
 	/**

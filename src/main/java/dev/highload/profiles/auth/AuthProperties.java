@@ -23,9 +23,12 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * (auth/PasswordHasher); 0 means one per core
  * @param hashQueue hashing requests that may wait, for registrations and for logins each;
  * beyond that the service answers 503
+ * @param deviceCookieTtl how long the device cookie a login gives keeps that client's own
+ * way in to the account ({@link DeviceCookies}); each successful login gives a new one
  */
 @ConfigurationProperties("app.auth")
 public record AuthProperties(@DefaultValue List<String> tokenKeys, @DefaultValue("1h") Duration tokenTtl,
-		@DefaultValue("0") int hashThreads, @DefaultValue("64") int hashQueue) {
+		@DefaultValue("0") int hashThreads, @DefaultValue("64") int hashQueue,
+		@DefaultValue("30d") Duration deviceCookieTtl) {
 
 }

@@ -9,6 +9,8 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import jakarta.validation.Valid;
 
+import org.springframework.http.HttpHeaders;
+import org.springframework.web.bind.annotation.CookieValue;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
@@ -21,9 +23,12 @@ class LoginController {
 
 	private final ConsistencyTokens consistencyTokens;
 
-	LoginController(LoginService logins, ConsistencyTokens consistencyTokens) {
+	private final DeviceCookies devices;
+
+	LoginController(LoginService logins, ConsistencyTokens consistencyTokens, DeviceCookies devices) {
 		this.logins = logins;
 		this.consistencyTokens = consistencyTokens;
+		this.devices = devices;
 	}
 
 	@Operation(summary = "Log in",
@@ -36,15 +41,20 @@ class LoginController {
 					+ "failure, at most 30 s); past app.auth.throttle.login-failures-per-account failures for the "
 					+ "id from all clients (default 100), every client does. An attempt inside a delay gets 429 "
 					+ "with the seconds left in Retry-After, and counts towards the client's limit. A successful "
-					+ "login clears the id's failures.")
+					+ "login clears the id's failures. A successful login sets a device cookie (HttpOnly, path /login, "
+					+ "30 days): a client that sends it back logs in to that id on its own count, whatever others "
+					+ "fail there.")
 	@PostMapping("/login")
 	@ConsistentRead
 	@ProblemResponses({ 400, 401, 413, 415, 429, 503 })
-	LoginResponse login(@Valid @RequestBody LoginRequest request, HttpServletRequest http,
+	LoginResponse login(@Valid @RequestBody LoginRequest request,
+			@CookieValue(name = DeviceCookies.COOKIE, required = false) String deviceCookie, HttpServletRequest http,
 			HttpServletResponse response) {
-		LoginService.LoggedIn loggedIn = this.logins.login(request, http.getRemoteAddr(),
+		LoginService.LoggedIn loggedIn = this.logins.login(request, http.getRemoteAddr(), deviceCookie,
 				new WalPosition(this.consistencyTokens.required(http, response)));
 		this.consistencyTokens.afterRead(http, response, loggedIn.seen().offset());
+		response.addHeader(HttpHeaders.SET_COOKIE,
+				this.devices.cookie(loggedIn.deviceCookie(), http.isSecure()).toString());
 		return new LoginResponse(loggedIn.token());
 	}
 

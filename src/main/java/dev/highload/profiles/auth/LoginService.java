@@ -24,29 +24,42 @@ class LoginService {
 
 	private final LoginThrottle throttle;
 
+	private final DeviceCookies devices;
+
 	private final String dummyHash;
 
 	LoginService(CredentialStore credentials, PasswordHasher passwordHasher, TokenService tokens,
-			LoginThrottle throttle) {
+			LoginThrottle throttle, DeviceCookies devices) {
 		this.credentials = credentials;
 		this.passwordHasher = passwordHasher;
 		this.tokens = tokens;
 		this.throttle = throttle;
+		this.devices = devices;
 		this.dummyHash = passwordHasher.hash(UUID.randomUUID().toString());
 	}
 
 	/**
 	 * @param request the id and password
 	 * @param remoteAddress the client's address, for throttling
+	 * @param deviceCookie the client's device cookie, or {@code null}: one made for this
+	 * account puts the attempt on that device's count instead of the address's and the
+	 * account's
 	 * @param atLeast the client's consistency token: a user who has just registered is
 	 * found with it wherever the read goes
-	 * @return a token for the user, and the position the read of the hash saw
+	 * @return a token for the user, a new device cookie, and the position the read of the
+	 * hash saw
 	 * @throws AuthenticationFailedException 401 for an unknown id or a wrong password
 	 * @throws TooManyAttemptsException 429 when the client has failed too often or the
 	 * account's delay has not passed; the password is then not checked at all
 	 */
-	LoggedIn login(LoginRequest request, String remoteAddress, WalPosition atLeast) {
-		this.throttle.acquire(request.id(), remoteAddress);
+	LoggedIn login(LoginRequest request, String remoteAddress, String deviceCookie, WalPosition atLeast) {
+		Optional<String> device = this.devices.device(deviceCookie, request.id());
+		if (device.isPresent()) {
+			this.throttle.acquireDevice(device.get());
+		}
+		else {
+			this.throttle.acquire(request.id(), remoteAddress);
+		}
 		boolean matches;
 		Positioned<Optional<String>> hash;
 		try {
@@ -56,23 +69,34 @@ class LoginService {
 		}
 		catch (RuntimeException ex) {
 			// Overload or an unavailable database: no password was judged.
-			this.throttle.abandoned(request.id(), remoteAddress);
+			if (device.isPresent()) {
+				this.throttle.abandonedDevice(device.get());
+			}
+			else {
+				this.throttle.abandoned(request.id(), remoteAddress);
+			}
 			throw ex;
 		}
 		if (hash.value().isEmpty() || !matches) {
 			throw AuthenticationFailedException.badCredentials();
 		}
-		this.throttle.succeeded(request.id(), remoteAddress);
-		return new LoggedIn(this.tokens.issue(request.id()), hash.seen());
+		if (device.isPresent()) {
+			this.throttle.succeededDevice(request.id(), device.get());
+		}
+		else {
+			this.throttle.succeeded(request.id(), remoteAddress);
+		}
+		return new LoggedIn(this.tokens.issue(request.id()), this.devices.issue(request.id()), hash.seen());
 	}
 
 	/**
 	 * A successful login.
 	 *
 	 * @param token the bearer token
+	 * @param deviceCookie the value of the client's new device cookie
 	 * @param seen the position the read of the password hash saw
 	 */
-	record LoggedIn(String token, WalPosition seen) {
+	record LoggedIn(String token, String deviceCookie, WalPosition seen) {
 	}
 
 }

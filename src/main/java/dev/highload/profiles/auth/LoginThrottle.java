@@ -17,6 +17,11 @@ import org.springframework.stereotype.Component;
  * back when it succeeds), so a refused attempt costs no hashing and concurrent attempts
  * cannot slip past a limit or a delay together; an attempt refused for a delay still
  * counts towards its client's limit, so knocking is not free.
+ * <p>
+ * A client with a device cookie for the account ({@link DeviceCookies}) is counted apart:
+ * its failures against that cookie alone (the same free failures and delays as a client's
+ * on an account), never against its address or the account's ceiling, and others'
+ * failures do not delay it.
  */
 @Component
 class LoginThrottle {
@@ -27,6 +32,8 @@ class LoginThrottle {
 
 	private final AttemptLimiter addresses;
 
+	private final AttemptLimiter devices;
+
 	private final Counter rejected;
 
 	LoginThrottle(ThrottleProperties properties, Clock clock, MeterRegistry meterRegistry) {
@@ -36,6 +43,8 @@ class LoginThrottle {
 				properties.accountDelay(), properties.maxAccountDelay(), properties.maxTracked(), clock);
 		this.addresses = new AttemptLimiter(properties.loginFailuresPerAddress(), properties.loginWindow(),
 				properties.maxTracked(), clock);
+		this.devices = new AttemptLimiter(properties.loginFailuresPerAccountAndAddress(), properties.loginWindow(),
+				properties.accountDelay(), properties.maxAccountDelay(), properties.maxTracked(), clock);
 		this.rejected = Counter.builder("profiles.throttle.rejected")
 			.description("Requests answered 429 because a client used up its attempts or an account must wait")
 			.tag("operation", "login")
@@ -87,6 +96,32 @@ class LoginThrottle {
 		this.pairs.release(pair(account.toString(), address));
 		this.accounts.release(account.toString());
 		this.addresses.release(address);
+	}
+
+	/**
+	 * Counts an attempt of a client that holds a device cookie for the account.
+	 * @param device the cookie's device id
+	 * @throws TooManyAttemptsException if that device must still wait
+	 */
+	void acquireDevice(String device) {
+		long wait = this.devices.tryAcquire(device);
+		if (wait != 0) {
+			this.rejected.increment();
+			throw TooManyAttemptsException.logins(wait);
+		}
+	}
+
+	/**
+	 * The device's attempt succeeded: its failures and the account's are forgotten.
+	 */
+	void succeededDevice(UUID account, String device) {
+		this.devices.reset(device);
+		this.accounts.reset(account.toString());
+	}
+
+	/** The device's attempt was not made after all (the hashing queue was full). */
+	void abandonedDevice(String device) {
+		this.devices.release(device);
 	}
 
 	private static String pair(String account, String address) {

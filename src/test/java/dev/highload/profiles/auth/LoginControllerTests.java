@@ -40,6 +40,9 @@ class LoginControllerTests {
 	@MockitoBean
 	LoginService logins;
 
+	@MockitoBean
+	DeviceCookies devices;
+
 	/**
 	 * An unpaired surrogate has no UTF-8 form, so the hash would be computed over a
 	 * substitute: "pass\ud800x" would log in as "pass\ud800\udc78", or fail inside the
@@ -56,7 +59,7 @@ class LoginControllerTests {
 			expected.put(password, "400 password");
 		}
 		assertThat(outcomes).isEqualTo(expected);
-		verify(this.logins, never()).login(any(), any(), any());
+		verify(this.logins, never()).login(any(), any(), any(), any());
 	}
 
 	@Test
@@ -65,7 +68,7 @@ class LoginControllerTests {
 			.isEqualTo("400 password");
 		assertThat(ProblemOutcome.of(login("{\"id\":\"" + ID + "\",\"id\":\"" + ID + "\",\"password\":\"a\"}")))
 			.isEqualTo("400 id");
-		verify(this.logins, never()).login(any(), any(), any());
+		verify(this.logins, never()).login(any(), any(), any(), any());
 	}
 
 	/**
@@ -81,7 +84,7 @@ class LoginControllerTests {
 			expected.put(id, "400 id");
 		}
 		assertThat(outcomes).isEqualTo(expected);
-		verify(this.logins, never()).login(any(), any(), any());
+		verify(this.logins, never()).login(any(), any(), any(), any());
 	}
 
 	private MvcTestResult login(String body) {

@@ -198,6 +198,37 @@ class LoginThrottleTests {
 			.isThrownBy(() -> properties(Duration.ofSeconds(2), Duration.ofSeconds(1), 10));
 	}
 
+	@Test
+	void aDeviceOfTheAccountIsCountedApartFromEveryoneElsesFailures() {
+		// Failures from many addresses take the account past its ceiling: every client
+		// without a device cookie waits.
+		for (int i = 0; i < 6; i++) {
+			assertThat(attempt(this.throttle, this.account, "192.0.2." + (10 + i))).isZero();
+		}
+		assertThat(attempt(this.throttle, this.account, "192.0.2.20")).as("past the ceiling").isEqualTo(1);
+		// The owner's device goes ahead, and has free failures and delays of its own.
+		for (int i = 0; i < 3; i++) {
+			assertThat(deviceAttempt("owner-device")).as("device failure %d", i + 1).isZero();
+		}
+		assertThat(deviceAttempt("owner-device")).isEqualTo(1);
+		assertThat(deviceAttempt("another-device")).as("another device of the account").isZero();
+		// A success forgets the device's failures and the account's.
+		this.clock.advance(Duration.ofSeconds(1));
+		assertThat(deviceAttempt("owner-device")).isZero();
+		this.throttle.succeededDevice(this.account, "owner-device");
+		assertThat(deviceAttempt("owner-device")).isZero();
+		assertThat(attempt(this.throttle, this.account, "192.0.2.21")).as("the ceiling starts afresh").isZero();
+		// An attempt not made gives its place back.
+		this.throttle.abandonedDevice("owner-device");
+		assertThat(deviceAttempt("owner-device")).isZero();
+	}
+
+	private long deviceAttempt(String device) {
+		TooManyAttemptsException refused = catchThrowableOfType(TooManyAttemptsException.class,
+				() -> this.throttle.acquireDevice(device));
+		return (refused != null) ? refused.retryAfterSeconds() : 0;
+	}
+
 	private void failFreely(UUID id) {
 		failFreely(id, ADDRESS);
 	}

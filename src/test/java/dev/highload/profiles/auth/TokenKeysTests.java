@@ -124,7 +124,7 @@ class TokenKeysTests {
 	@Test
 	void aMalformedEntryRefusesTheStart() {
 		AuthProperties properties = new AuthProperties(List.of(entry("short", randomKey(16))), Duration.ofHours(1), 0,
-				64);
+				64, Duration.ofDays(30));
 		assertThatExceptionOfType(TokenKeyException.class)
 			.isThrownBy(() -> new TokenService(properties, Clock.systemUTC()));
 	}
@@ -146,7 +146,8 @@ class TokenKeysTests {
 		Process process = new ProcessBuilder("sh", "-c", "head -c 32 /dev/urandom | base64").start();
 		String key = new String(process.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).strip();
 		assertThat(process.waitFor()).isZero();
-		TokenService service = new TokenService(new AuthProperties(List.of("k1:" + key), Duration.ofHours(1), 0, 64),
+		TokenService service = new TokenService(
+				new AuthProperties(List.of("k1:" + key), Duration.ofHours(1), 0, 64, Duration.ofDays(30)),
 				Clock.systemUTC());
 		UUID user = UUID.randomUUID();
 		assertThat(service.authenticate("Bearer " + service.issue(user))).isEqualTo(user);

@@ -321,12 +321,13 @@ class TokenServiceTests {
 	@NullSource
 	@ValueSource(strings = { "", "   ", ",", " , \n" })
 	void noKeysRefuseTheStart(String keys) {
-		AuthProperties properties = new AuthProperties((keys != null) ? List.of(keys) : null, TTL, 0, 64);
+		AuthProperties properties = new AuthProperties((keys != null) ? List.of(keys) : null, TTL, 0, 64,
+				Duration.ofDays(30));
 		assertThatExceptionOfType(TokenKeyException.class).isThrownBy(() -> new TokenService(properties, this.clock))
 			.withMessageStartingWith("app.auth.token-keys is not set:")
 			.withMessageContaining("head -c 32 /dev/urandom | base64");
-		assertThatExceptionOfType(TokenKeyException.class)
-			.isThrownBy(() -> new TokenService(new AuthProperties(List.of(), TTL, 0, 64), this.clock));
+		assertThatExceptionOfType(TokenKeyException.class).isThrownBy(
+				() -> new TokenService(new AuthProperties(List.of(), TTL, 0, 64, Duration.ofDays(30)), this.clock));
 	}
 
 	private static void assertRejected(ThrowingCallable call) {
@@ -393,7 +394,7 @@ class TokenServiceTests {
 	}
 
 	private static AuthProperties properties(String... entries) {
-		return new AuthProperties(List.of(entries), TTL, 0, 64);
+		return new AuthProperties(List.of(entries), TTL, 0, 64, Duration.ofDays(30));
 	}
 
 }
