@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.http.HttpHeaders;
@@ -25,6 +26,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+
+import javax.net.ssl.SSLSocketFactory;
 
 import com.nimbusds.jwt.JWTClaimsSet;
 import dev.highload.profiles.auth.ServiceTokens;
@@ -436,9 +439,19 @@ class AbuseIntegrationTests {
 
 		private final int port;
 
+		private final SSLSocketFactory tls;
+
 		RawClient(String localAddress, int port) {
+			this(localAddress, port, null);
+		}
+
+		/**
+		 * @param tls HTTPS with this factory's trust, or {@code null} for plain HTTP
+		 */
+		RawClient(String localAddress, int port, SSLSocketFactory tls) {
 			this.localAddress = localAddress;
 			this.port = port;
+			this.tls = tls;
 		}
 
 		ApiClient.Response login(UUID id, String password, String... headers) {
@@ -470,9 +483,7 @@ class AbuseIntegrationTests {
 				request.append(headers[i]).append(": ").append(headers[i + 1]).append("\r\n");
 			}
 			request.append("\r\n");
-			try (Socket socket = new Socket()) {
-				socket.bind(new InetSocketAddress(this.localAddress, 0));
-				socket.connect(new InetSocketAddress("127.0.0.1", this.port), 5000);
+			try (Socket socket = connect()) {
 				socket.setSoTimeout(30_000);
 				OutputStream out = socket.getOutputStream();
 				out.write(request.toString().getBytes(StandardCharsets.ISO_8859_1));
@@ -483,6 +494,17 @@ class AbuseIntegrationTests {
 			catch (IOException ex) {
 				throw new UncheckedIOException(ex);
 			}
+		}
+
+		private Socket connect() throws IOException {
+			if (this.tls != null) {
+				return this.tls.createSocket(InetAddress.getByName("127.0.0.1"), this.port,
+						InetAddress.getByName(this.localAddress), 0);
+			}
+			Socket socket = new Socket();
+			socket.bind(new InetSocketAddress(this.localAddress, 0));
+			socket.connect(new InetSocketAddress("127.0.0.1", this.port), 5000);
+			return socket;
 		}
 
 		private static ApiClient.Response parse(byte[] raw) throws IOException {
