@@ -165,6 +165,10 @@ class AbuseIntegrationTests {
 		ApiClient.Response first = new RawClient("127.0.0.51", this.port).login(id, "secret-password");
 		assertThat(first.status()).isEqualTo(200);
 		String device = deviceCookie(first);
+		// A value that is no cookie of this service (a '%' that is no escape) is ignored.
+		assertThat(
+				new RawClient("127.0.0.58", this.port).login(id, "wrong-password", "Cookie", "device=%)-1w").status())
+			.isEqualTo(401);
 		AtomicBoolean stop = new AtomicBoolean();
 		ExecutorService attackers = Executors.newFixedThreadPool(4);
 		List<Future<Map<Integer, Integer>>> attacks = new ArrayList<>();

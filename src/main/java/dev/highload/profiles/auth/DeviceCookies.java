@@ -15,6 +15,9 @@ import java.util.UUID;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
+import jakarta.servlet.http.Cookie;
+import jakarta.servlet.http.HttpServletRequest;
+
 import org.springframework.http.ResponseCookie;
 import org.springframework.stereotype.Component;
 
@@ -74,6 +77,25 @@ class DeviceCookies {
 		this.signingId = derived.keySet().iterator().next();
 		this.ttl = properties.deviceCookieTtl();
 		this.clock = clock;
+	}
+
+	/**
+	 * The device cookie's value as the client sent it, not decoded: a value with a
+	 * {@code %} that is no escape is not a cookie of this service, and must not fail the
+	 * login (Spring's {@code @CookieValue} decodes it, and answered 500).
+	 * @param request a login request
+	 * @return the first {@value #COOKIE} cookie's value, or {@code null}
+	 */
+	static String of(HttpServletRequest request) {
+		Cookie[] cookies = request.getCookies();
+		if (cookies != null) {
+			for (Cookie cookie : cookies) {
+				if (COOKIE.equals(cookie.getName())) {
+					return cookie.getValue();
+				}
+			}
+		}
+		return null;
 	}
 
 	/**

@@ -10,7 +10,6 @@ import jakarta.servlet.http.HttpServletResponse;
 import jakarta.validation.Valid;
 
 import org.springframework.http.HttpHeaders;
-import org.springframework.web.bind.annotation.CookieValue;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
@@ -47,10 +46,9 @@ class LoginController {
 	@PostMapping("/login")
 	@ConsistentRead
 	@ProblemResponses({ 400, 401, 413, 415, 429, 503 })
-	LoginResponse login(@Valid @RequestBody LoginRequest request,
-			@CookieValue(name = DeviceCookies.COOKIE, required = false) String deviceCookie, HttpServletRequest http,
+	LoginResponse login(@Valid @RequestBody LoginRequest request, HttpServletRequest http,
 			HttpServletResponse response) {
-		LoginService.LoggedIn loggedIn = this.logins.login(request, http.getRemoteAddr(), deviceCookie,
+		LoginService.LoggedIn loggedIn = this.logins.login(request, http.getRemoteAddr(), DeviceCookies.of(http),
 				new WalPosition(this.consistencyTokens.required(http, response)));
 		this.consistencyTokens.afterRead(http, response, loggedIn.seen().offset());
 		response.addHeader(HttpHeaders.SET_COOKIE,

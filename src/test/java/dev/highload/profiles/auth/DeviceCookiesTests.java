@@ -7,9 +7,11 @@ import java.util.Base64;
 import java.util.List;
 import java.util.UUID;
 
+import jakarta.servlet.http.Cookie;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.http.ResponseCookie;
+import org.springframework.mock.web.MockHttpServletRequest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -73,6 +75,15 @@ class DeviceCookiesTests {
 		assertThat(cookie.getSameSite()).isEqualTo("Strict");
 		assertThat(cookie.getMaxAge()).isEqualTo(Duration.ofDays(30));
 		assertThat(cookies(OLD).cookie("value", false).isSecure()).as("over plain HTTP").isFalse();
+	}
+
+	@Test
+	void theValueIsReadAsSentWithoutDecoding() {
+		MockHttpServletRequest request = new MockHttpServletRequest("POST", "/login");
+		assertThat(DeviceCookies.of(request)).isNull();
+		request.setCookies(new Cookie("consistency_token", "x"), new Cookie("device", "%)-1w"));
+		assertThat(DeviceCookies.of(request)).isEqualTo("%)-1w");
+		assertThat(cookies(OLD).device(DeviceCookies.of(request), this.account)).isEmpty();
 	}
 
 	private DeviceCookies cookies(String... keys) {
