@@ -13,7 +13,6 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
 import org.springframework.http.HttpHeaders;
-import org.springframework.http.MediaType;
 
 /**
  * Every API request passes {@link AdmissionControl} before anything else works for it
@@ -67,12 +66,7 @@ class AdmissionFilter implements Filter {
 
 	private void refuse(HttpServletRequest request, HttpServletResponse response) throws IOException {
 		response.setHeader(HttpHeaders.RETRY_AFTER, Long.toString(this.control.retryAfterSeconds()));
-		response.setHeader(HttpHeaders.CONNECTION, "close");
-		byte[] body = Problems.errorBody(request, HttpServletResponse.SC_SERVICE_UNAVAILABLE, DETAIL);
-		response.setStatus(HttpServletResponse.SC_SERVICE_UNAVAILABLE);
-		response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
-		response.setContentLength(body.length);
-		response.getOutputStream().write(body);
+		Problems.answerAndClose(request, response, HttpServletResponse.SC_SERVICE_UNAVAILABLE, DETAIL);
 	}
 
 }

@@ -1,11 +1,15 @@
 package dev.highload.profiles.web;
 
+import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import tools.jackson.core.io.JsonStringEncoder;
 
@@ -73,6 +77,26 @@ public final class Problems {
 			body.append(",\"message\":\"").append(quotedDetail).append("\",\"code\":").append(status);
 		}
 		return body.append('}').toString().getBytes(StandardCharsets.UTF_8);
+	}
+
+	/**
+	 * Answers a filter's problem at once, with {@link #errorBody}, and closes the
+	 * connection after it ({@code Connection: close}): a request refused before its body
+	 * was read, or whose body is late or too large, is not worth reading further.
+	 * @param request the request it answers
+	 * @param response its response, not yet committed; headers set before are kept
+	 * @param status a 4xx or 5xx status
+	 * @param detail the problem's {@code detail}
+	 * @throws IOException if the answer cannot be written
+	 */
+	public static void answerAndClose(HttpServletRequest request, HttpServletResponse response, int status,
+			String detail) throws IOException {
+		byte[] body = errorBody(request, status, detail);
+		response.setStatus(status);
+		response.setHeader(HttpHeaders.CONNECTION, "close");
+		response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
+		response.setContentLength(body.length);
+		response.getOutputStream().write(body);
 	}
 
 	private static String quote(String text) {

@@ -27,7 +27,6 @@ import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 
 import org.springframework.http.HttpHeaders;
-import org.springframework.http.MediaType;
 
 /**
  * A request's body arrives whole before anything works for it: no thread, no admission
@@ -95,7 +94,7 @@ class RequestBodyFilter implements Filter {
 		}
 		long declared = request.getContentLengthLong();
 		if (declared > this.limit) {
-			answer(request, response, 413, tooLargeDetail());
+			Problems.answerAndClose(request, response, 413, tooLargeDetail());
 			return;
 		}
 		boolean chunked = declared == -1 && request.getHeader(HttpHeaders.TRANSFER_ENCODING) != null;
@@ -108,7 +107,7 @@ class RequestBodyFilter implements Filter {
 			// holds anyway.
 			byte[] body = readBlocking(request.getInputStream());
 			if (body == null) {
-				answer(request, response, 413, tooLargeDetail());
+				Problems.answerAndClose(request, response, 413, tooLargeDetail());
 				return;
 			}
 			chain.doFilter(new WholeBodyRequest(request, body), response);
@@ -136,20 +135,6 @@ class RequestBodyFilter implements Filter {
 			body.write(buffer, 0, n);
 		}
 		return body.toByteArray();
-	}
-
-	/**
-	 * Answers a problem and closes the connection, the body left unread: the members and
-	 * their order are those of the error controller's problems.
-	 */
-	private static void answer(HttpServletRequest request, HttpServletResponse response, int status, String detail)
-			throws IOException {
-		byte[] body = Problems.errorBody(request, status, detail);
-		response.setStatus(status);
-		response.setHeader(HttpHeaders.CONNECTION, "close");
-		response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
-		response.setContentLength(body.length);
-		response.getOutputStream().write(body);
 	}
 
 	/**
@@ -224,7 +209,7 @@ class RequestBodyFilter implements Filter {
 		private void end(int status, String detail) throws IOException {
 			if (this.ended.compareAndSet(false, true)) {
 				try {
-					answer(this.request, this.response, status, detail);
+					Problems.answerAndClose(this.request, this.response, status, detail);
 				}
 				finally {
 					this.async.complete();
