@@ -17,11 +17,19 @@
 #
 # For docker-compose.ha.yml's TLS it also makes throw-away certificates with openssl (EC
 # P-256, valid 825 days): a certificate authority of its own (tls-ca.crt, and tls-ca.key,
-# which no container is given) and, signed by it,
-#   tls-db.crt/.key     PostgreSQL and Patroni's REST API on pg1-pg3 (and pg1-db-pg3-db)
-#   tls-etcd.crt/.key   etcd's client and peer traffic on etcd1-etcd3
-#   tls-lb.pem          HAProxy's HTTPS: certificate and key in one file, for localhost,
-#                       127.0.0.1, ::1, "lb", and the names in LB_TLS_NAMES (comma-separated)
+# which no container is given) and, signed by it, one key and certificate per container and
+# use, each for its own names alone:
+#   tls-pg1.crt/.key ... tls-pg3   PostgreSQL and Patroni's REST API on pgN (and pgN-db):
+#                                  servers only
+#   tls-etcd1.crt/.key ... etcd3   etcd's client port on etcdN: server only
+#   tls-etcd1-peer.crt/.key ...    etcd's peer traffic, server and client (a peer is both),
+#                                  common name "etcd-peer": the members admit that name alone
+#                                  as a peer (ETCD_PEER_CERT_ALLOWED_CN)
+#   tls-lb.pem                     HAProxy's HTTPS: certificate and key in one file, for
+#                                  localhost, 127.0.0.1, ::1, "lb", and the names in
+#                                  LB_TLS_NAMES (comma-separated): server only
+# Certificates of earlier versions of this script (tls-db, tls-etcd: one key for three
+# containers, server and client) are no longer used and may be deleted.
 # For anything beyond this machine put certificates of your own CA, or a public one for
 # tls-lb.pem, under the same names (docs/deployment.md, "TLS").
 set -euo pipefail
@@ -75,14 +83,14 @@ tls_ca() {
 	mv "$dir/tls-ca.crt.tmp" "$dir/tls-ca.crt"
 	made+=(tls-ca)
 }
-# tls_leaf NAME SUBJECT_ALT_NAMES: NAME.key and NAME.crt, for servers and (etcd's peers) clients.
+# tls_leaf NAME COMMON_NAME SUBJECT_ALT_NAMES EXTENDED_KEY_USAGE: NAME.key and NAME.crt.
 tls_leaf() {
-	local name=$1 names=$2
-	openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=${name#tls-}" \
+	local name=$1 common_name=$2 names=$3 usage=$4
+	openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=$common_name" \
 		-keyout "$dir/$name.key.tmp" -out "$dir/$name.csr" 2>/dev/null
 	openssl x509 -req -in "$dir/$name.csr" -CA "$dir/tls-ca.crt" -CAkey "$dir/tls-ca.key" -days 825 \
 		-set_serial "0x$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')" \
-		-extfile <(printf 'subjectAltName=%s\nbasicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth,clientAuth\n' "$names") \
+		-extfile <(printf 'subjectAltName=%s\nbasicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=%s\n' "$names" "$usage") \
 		-out "$dir/$name.crt.tmp" 2>/dev/null
 	rm -f "$dir/$name.csr"
 	# Readable, as the passwords are: the containers' processes run as other users (the
@@ -94,15 +102,18 @@ tls_leaf() {
 }
 command -v openssl >/dev/null || { echo "secrets.sh: openssl is needed for the TLS certificates (apt-get install openssl)" >&2; exit 1; }
 [ -s "$dir/tls-ca.crt" ] && [ -s "$dir/tls-ca.key" ] || tls_ca
-[ -s "$dir/tls-db.crt" ] || tls_leaf tls-db 'DNS:pg1,DNS:pg2,DNS:pg3,DNS:pg1-db,DNS:pg2-db,DNS:pg3-db,DNS:localhost,IP:127.0.0.1'
-[ -s "$dir/tls-etcd.crt" ] || tls_leaf tls-etcd 'DNS:etcd1,DNS:etcd2,DNS:etcd3,DNS:localhost,IP:127.0.0.1'
+for n in 1 2 3; do
+	[ -s "$dir/tls-pg$n.crt" ] || tls_leaf "tls-pg$n" "pg$n" "DNS:pg$n,DNS:pg$n-db,DNS:localhost,IP:127.0.0.1" serverAuth
+	[ -s "$dir/tls-etcd$n.crt" ] || tls_leaf "tls-etcd$n" "etcd$n" "DNS:etcd$n,DNS:localhost,IP:127.0.0.1" serverAuth
+	[ -s "$dir/tls-etcd$n-peer.crt" ] || tls_leaf "tls-etcd$n-peer" etcd-peer "DNS:etcd$n" serverAuth,clientAuth
+done
 if [ ! -s "$dir/tls-lb.pem" ]; then
 	lb_names='DNS:localhost,DNS:lb,IP:127.0.0.1,IP:::1'
 	IFS=, read -r -a extra <<< "${LB_TLS_NAMES:-}"
 	for name in "${extra[@]}"; do
 		[ -n "$name" ] && lb_names+=",DNS:$name"
 	done
-	tls_leaf tls-lb "$lb_names"
+	tls_leaf tls-lb lb "$lb_names" serverAuth
 	cat "$dir/tls-lb.crt" "$dir/tls-lb.key" > "$dir/tls-lb.pem.tmp"
 	rm -f "$dir/tls-lb.crt" "$dir/tls-lb.key"
 	mv "$dir/tls-lb.pem.tmp" "$dir/tls-lb.pem"

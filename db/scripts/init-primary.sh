@@ -52,9 +52,6 @@ psql=(psql -v ON_ERROR_STOP=1 --no-psqlrc --no-password --username "${POSTGRES_U
 "${psql[@]}" --dbname postgres \
 	--set app_database="$app_database" --set app_username="$app_username" \
 	--set migration_username="$migration_username" --set replica_names="$replica_names" <<-'SQL'
-	-- The health details and the replication metrics read pg_stat_replication, whose columns
-	-- other roles' sessions (the walsenders) show only to members of pg_read_all_stats.
-	GRANT pg_read_all_stats TO :"app_username";
 	SELECT format('CREATE DATABASE %I OWNER %I', :'app_database', :'migration_username')
 	WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = :'app_database') \gexec
 	-- PUBLIC may connect and create temporary tables by default: only the runtime role connects.

@@ -36,8 +36,6 @@ psql=(psql -v ON_ERROR_STOP=1 --no-psqlrc --no-password)
 	SELECT format('CREATE ROLE %I LOGIN', :'app_username')
 	WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = :'app_username') \gexec
 	ALTER ROLE :"app_username" PASSWORD :'app_password';
-	-- For pg_stat_replication's columns: the health details and the replication metrics.
-	GRANT pg_read_all_stats TO :"app_username";
 	SELECT format('CREATE DATABASE %I OWNER %I', :'app_database', :'migration_username')
 	WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = :'app_database') \gexec
 	REVOKE ALL ON DATABASE :"app_database" FROM PUBLIC;
@@ -48,4 +46,6 @@ psql=(psql -v ON_ERROR_STOP=1 --no-psqlrc --no-password)
 	GRANT USAGE ON SCHEMA public TO :"app_username";
 	CREATE EXTENSION IF NOT EXISTS pg_stat_statements;
 	SQL
+# The runtime role's read of the standbys (patroni-roles.sh runs it again at every start).
+bash "$(dirname "${BASH_SOURCE[0]}")/monitoring.sh" "$1"
 echo "patroni-bootstrap: roles $migration_username (owner of database $app_database) and $app_username (runtime)"

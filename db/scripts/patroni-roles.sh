@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Patroni's on_start and on_role_change callback (docker/ha/patroni.yml): on the leader, sets
 # every role's password from its secret file again, so that the passwords follow the secrets
-# directory on every start and promotion, also on a volume made with other ones. Patroni calls
+# directory on every start and promotion, also on a volume made with other ones, and runs
+# db/scripts/monitoring.sh (the runtime role's read of the standbys). Patroni calls
 # it with the action, the node's new role and the cluster's name; on a replica it does nothing
 # (a standby is read-only; its leader does it). It connects as the superuser over the node's
 # Unix socket, where pg_hba trusts the container's own processes.
@@ -50,3 +51,5 @@ psql -h /var/run/postgresql -v ON_ERROR_STOP=1 --no-psqlrc --no-password -U post
 	WHERE EXISTS (SELECT FROM pg_roles WHERE rolname = r.name) \gexec
 	SQL
 echo "patroni-roles.sh ($action as $role): the roles' passwords set from the secrets"
+# The runtime role's read of the standbys, and no membership of pg_read_all_stats.
+PGHOST=/var/run/postgresql POSTGRES_USER=postgres bash "$(dirname "${BASH_SOURCE[0]}")/monitoring.sh"

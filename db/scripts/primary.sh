@@ -11,7 +11,8 @@
 # db/scripts/derive-access.sh against it: the roles' passwords (the superuser's too, when
 # POSTGRES_PASSWORD is given) and pg_hba.conf are derived again from the secrets and the
 # environment, so a volume made by older scripts or with older passwords follows the current
-# ones, before anyone else can connect. (A data directory that holds a standby gets its
+# ones, before anyone else can connect. Both kinds of start then run db/scripts/monitoring.sh
+# (the runtime role's read of the standbys, and no more). (A data directory that holds a standby gets its
 # pg_hba.conf alone: its catalog is its primary's.) Then postgres itself. Extra arguments go
 # to postgres.
 #
@@ -84,8 +85,14 @@ if [ ! -s "$PGDATA/PG_VERSION" ]; then
 		find "$PGDATA" -mindepth 1 -delete
 		exit 1
 	fi
+	if ! monitoring=$(on_private bash "$scripts/monitoring.sh"); then
+		stop_private || true
+		log "monitoring.sh failed; removing the half-initialised $PGDATA so that the next start begins again"
+		find "$PGDATA" -mindepth 1 -delete
+		exit 1
+	fi
 	stop_private
-	log "initialised"
+	log "initialised; $monitoring"
 elif [ -e "$PGDATA/standby.signal" ] || [ -e "$PGDATA/recovery.signal" ]; then
 	access=$(bash "$scripts/derive-access.sh" pg_hba)
 	log "re-derived from the environment, this node being a standby: $access"
@@ -96,8 +103,13 @@ else
 		log "derive-access.sh failed; not starting postgres with the access of an older start"
 		exit 1
 	fi
+	if ! monitoring=$(on_private bash "$scripts/monitoring.sh"); then
+		stop_private || true
+		log "monitoring.sh failed; not starting postgres with the privileges of an older start"
+		exit 1
+	fi
 	stop_private
-	log "re-derived from the secrets: $access"
+	log "re-derived from the secrets: $access; $monitoring"
 fi
 rm -rf "$work"
 unset "${secrets[@]}"

@@ -160,6 +160,10 @@ final class ContainerCluster implements ClusterNodes {
 			.withCopyFileToContainer(MountableFile.forHostPath("db/scripts/primary.sh", 0755), "/db/scripts/primary.sh")
 			.withCopyFileToContainer(MountableFile.forHostPath("db/scripts/init-primary.sh", 0755),
 					"/db/scripts/init-primary.sh")
+			.withCopyFileToContainer(MountableFile.forHostPath("db/scripts/monitoring.sh", 0755),
+					"/db/scripts/monitoring.sh")
+			.withCopyFileToContainer(MountableFile.forHostPath("db/scripts/monitoring.sql", 0644),
+					"/db/scripts/monitoring.sql")
 			.withCreateContainerCmdModifier((command) -> command.withEntrypoint("bash", "/db/scripts/primary.sh"))
 			.withCommand("postgres", "-c", "cluster_name=primary", "-c", "shared_buffers=64MB");
 	}

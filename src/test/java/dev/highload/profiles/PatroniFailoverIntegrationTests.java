@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -258,6 +259,114 @@ class PatroniFailoverIntegrationTests {
 	}
 
 	/**
+	 * Every node runs with a key of its own, and etcd admits as a peer only a certificate
+	 * named {@code etcd-peer} (ETCD_PEER_CERT_ALLOWED_CN; SecretsScriptTests checks the
+	 * certificates docker/secrets.sh makes and how the compose file hands them out).
+	 * Tried from a container on the db network with certificates of the deployment's CA
+	 * made here, without names in the SAN (etcd would also check those against the
+	 * caller's address): one named etcd-peer gets an answer from etcd1's peer port, one
+	 * named otherwise and a node's own certificate are refused.
+	 */
+	@Test
+	@Order(-4)
+	void etcdAdmitsOnlyItsPeersAndEveryNodeHasAKeyOfItsOwn() throws Exception {
+		Path secrets = Path.of(HA.environment().get("SECRETS_DIR"));
+		Path certificates = Files.createTempDirectory("peer-certificates");
+		try {
+			Files.copy(secrets.resolve("tls-ca.crt"), certificates.resolve("ca.crt"));
+			Files.copy(secrets.resolve("tls-pg1.crt"), certificates.resolve("node.crt"));
+			Files.copy(secrets.resolve("tls-pg1.key"), certificates.resolve("node.key"));
+			signedByTheAuthority(secrets, certificates, "peer", "etcd-peer");
+			signedByTheAuthority(secrets, certificates, "intruder", "intruder");
+			// Readable by the probe's user (postgres) in its container.
+			try (var files = Files.list(certificates)) {
+				for (Path file : files.toList()) {
+					Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
+				}
+			}
+			Files.setPosixFilePermissions(certificates, PosixFilePermissions.fromString("rwxr-xr-x"));
+			String probe = """
+					import ssl, sys, urllib.error, urllib.request
+					for name in sys.argv[1:]:
+					    context = ssl.create_default_context(cafile='/certificates/ca.crt')
+					    context.load_cert_chain('/certificates/%s.crt' % name, '/certificates/%s.key' % name)
+					    try:
+					        with urllib.request.urlopen('https://etcd1:2380/members', context=context, timeout=10) as r:
+					            print(name, 'answered', r.status)
+					    except urllib.error.HTTPError as e:
+					        print(name, 'answered', e.code)
+					    except Exception as e:
+					        print(name, 'refused')
+					""";
+			ComposeProject.Result result = HA.run(Duration.ofMinutes(2),
+					List.of("docker", "run", "--rm", "--network", HA.name() + "_db", "-v",
+							certificates + ":/certificates:ro", "--entrypoint", "python3", nodeImage(), "-c", probe,
+							"peer", "intruder", "node"));
+			assertThat(result.exitCode()).as(result.output()).isZero();
+			assertThat(result.stdout().lines().toList()).as(result.output())
+				.containsExactly("peer answered 200", "intruder refused", "node refused");
+		}
+		finally {
+			try (var files = Files.list(certificates)) {
+				for (Path file : files.toList()) {
+					Files.delete(file);
+				}
+			}
+			Files.delete(certificates);
+		}
+		List<String> keys = new ArrayList<>();
+		for (String node : NODES) {
+			ComposeProject.Result key = HA.compose(Duration.ofSeconds(30), "exec", "-T", node, "sha256sum",
+					"/var/lib/postgresql/tls/db.key");
+			assertThat(key.exitCode()).as(key.output()).isZero();
+			keys.add(key.stdout().strip().split(" ")[0]);
+		}
+		assertThat(keys).as("the nodes' keys").doesNotHaveDuplicates();
+	}
+
+	/**
+	 * CERTIFICATES/NAME.crt and .key, named COMMON_NAME, signed by the deployment's CA.
+	 */
+	private static void signedByTheAuthority(Path secrets, Path certificates, String name, String commonName)
+			throws Exception {
+		Path key = certificates.resolve(name + ".key");
+		Path request = certificates.resolve(name + ".csr");
+		Path extensions = certificates.resolve(name + ".ext");
+		Files.writeString(extensions, "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n"
+				+ "extendedKeyUsage=serverAuth,clientAuth\n");
+		for (List<String> command : List.of(
+				List.of("openssl", "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj",
+						"/CN=" + commonName, "-keyout", key.toString(), "-out", request.toString()),
+				List.of("openssl", "x509", "-req", "-in", request.toString(), "-CA",
+						secrets.resolve("tls-ca.crt").toString(), "-CAkey", secrets.resolve("tls-ca.key").toString(),
+						"-days", "1", "-set_serial", "0x" + UUID.randomUUID().toString().replace("-", ""), "-extfile",
+						extensions.toString(), "-out", certificates.resolve(name + ".crt").toString()))) {
+			ComposeProject.Result made = HA.run(Duration.ofSeconds(30), command);
+			assertThat(made.exitCode()).as(made.output()).isZero();
+		}
+	}
+
+	/**
+	 * The runtime role reads the standbys' state through {@code monitoring.standbys()}
+	 * (db/scripts/monitoring.sh, run by Patroni's bootstrap and at every start of the
+	 * leader) and holds no statistics role: no walsender's state in pg_stat_replication,
+	 * no other session's statement in pg_stat_activity.
+	 */
+	@Test
+	@Order(-4)
+	void theRuntimeRoleReadsTheStandbysAndNoOtherStatistics() throws Exception {
+		String leader = leader(NODES);
+		String runtime = "host=" + leader + " dbname=profiles user=profiles sslmode=verify-full sslrootcert=/ca.crt";
+		assertThat(psqlFrom("app", runtime, HA.secret("app-db-password"),
+				"SELECT pg_has_role('pg_read_all_stats', 'MEMBER') || ' ' || pg_has_role('pg_monitor', 'MEMBER')"
+						+ " || ' ' || (SELECT count(*) FILTER (WHERE state = 'streaming') FROM monitoring.standbys())"
+						+ " || ' ' || (SELECT count(state) FROM pg_stat_replication)"
+						+ " || ' ' || (SELECT count(*) FROM pg_stat_activity WHERE usename = 'postgres'"
+						+ " AND query <> '<insufficient privilege>')"))
+			.isEqualTo("false false 2 0 0");
+	}
+
+	/**
 	 * HAProxy reads each path in one spelling: the login path written another way is
 	 * refused before it can try a password past the login limit. The forwarded headers
 	 * are HAProxy's own: a client's {@code X-Forwarded-Host} does not reach the links the
@@ -470,11 +579,15 @@ class PatroniFailoverIntegrationTests {
 	 * psql said.
 	 */
 	private static String psqlFrom(String network, String conninfo, String password) throws Exception {
+		return psqlFrom(network, conninfo, password, "SELECT 'ok'");
+	}
+
+	private static String psqlFrom(String network, String conninfo, String password, String sql) throws Exception {
 		ComposeProject.Result result = HA.run(Duration.ofMinutes(2),
 				List.of("docker", "run", "--rm", "--network", HA.name() + "_" + network, "-v",
 						Path.of(HA.environment().get("SECRETS_DIR"), "tls-ca.crt") + ":/ca.crt:ro", "-e",
 						"PGPASSWORD=" + password, "-e", "PGCONNECT_TIMEOUT=10", "--entrypoint", "psql", nodeImage(),
-						"-XAtq", "-d", conninfo, "-c", "SELECT 'ok'"));
+						"-XAtq", "-d", conninfo, "-c", sql));
 		return (result.exitCode() == 0) ? result.stdout().strip() : result.output().strip();
 	}
 

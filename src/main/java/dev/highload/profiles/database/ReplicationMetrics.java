@@ -1,9 +1,7 @@
 package dev.highload.profiles.database;
 
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
@@ -27,12 +25,12 @@ import org.springframework.stereotype.Component;
 
 /**
  * Replication lag as metrics, for dashboards, as the primary sees it in
- * pg_stat_replication: per standby ({@code replica} tag, its application_name), the WAL
- * bytes it has not replayed yet ({@code profiles.replication.lag}, bytes) and
- * PostgreSQL's {@code replay_lag} ({@code profiles.replication.replay.lag}, seconds; 0
- * when the standby has replayed everything and PostgreSQL reports none).
- * {@code profiles.replication.standbys} counts the standbys streaming. A standby that is
- * not connected has no lag series at all.
+ * pg_stat_replication (through {@link Standbys}): per standby ({@code replica} tag, its
+ * application_name), the WAL bytes it has not replayed yet
+ * ({@code profiles.replication.lag}, bytes) and PostgreSQL's {@code replay_lag}
+ * ({@code profiles.replication.replay.lag}, seconds; 0 when the standby has replayed
+ * everything and PostgreSQL reports none). {@code profiles.replication.standbys} counts
+ * the standbys streaming. A standby that is not connected has no lag series at all.
  * <p>
  * Read every few seconds over the write pool on a thread of its own, so a scrape never
  * waits for the database. While the primary cannot be asked, the count is NaN and there
@@ -49,7 +47,7 @@ class ReplicationMetrics implements MeterBinder, DisposableBean {
 			SELECT application_name, state,
 			       pg_wal_lsn_diff(pg_current_wal_lsn(), replay_lsn) AS lag_bytes,
 			       coalesce(extract(epoch FROM replay_lag), 0) AS replay_lag_seconds
-			FROM pg_stat_replication""";
+			FROM {standbys}""";
 
 	private final DataSource primary;
 
@@ -61,8 +59,11 @@ class ReplicationMetrics implements MeterBinder, DisposableBean {
 
 	private final AtomicReference<Double> streaming = new AtomicReference<>(Double.NaN);
 
-	ReplicationMetrics(@Qualifier("writeDataSource") DataSource primary) {
+	private final Standbys standbys;
+
+	ReplicationMetrics(@Qualifier("writeDataSource") DataSource primary, Standbys standbys) {
 		this.primary = primary;
+		this.standbys = standbys;
 	}
 
 	@Override
@@ -84,22 +85,28 @@ class ReplicationMetrics implements MeterBinder, DisposableBean {
 	private void refresh(MultiGauge lagBytes, MultiGauge replayLag) {
 		List<MultiGauge.Row<?>> bytes = new ArrayList<>();
 		List<MultiGauge.Row<?>> seconds = new ArrayList<>();
-		int streamingNow = 0;
-		try (Connection connection = this.primary.getConnection();
-				Statement statement = connection.createStatement();
-				ResultSet rs = statement.executeQuery(SQL)) {
-			while (rs.next()) {
-				Tags tags = Tags.of("replica", rs.getString("application_name"));
-				bytes.add(MultiGauge.Row.of(tags, rs.getDouble("lag_bytes")));
-				seconds.add(MultiGauge.Row.of(tags, rs.getDouble("replay_lag_seconds")));
-				if ("streaming".equals(rs.getString("state"))) {
-					streamingNow++;
+		try (Connection connection = this.primary.getConnection()) {
+			int streamingNow = this.standbys.query(connection, SQL, (rs) -> {
+				int count = 0;
+				while (rs.next()) {
+					String state = rs.getString("state");
+					if (state == null) {
+						// Read from pg_stat_replication without the right to see it.
+						continue;
+					}
+					Tags tags = Tags.of("replica", rs.getString("application_name"));
+					bytes.add(MultiGauge.Row.of(tags, rs.getDouble("lag_bytes")));
+					seconds.add(MultiGauge.Row.of(tags, rs.getDouble("replay_lag_seconds")));
+					if ("streaming".equals(state)) {
+						count++;
+					}
 				}
-			}
+				return count;
+			});
 			this.streaming.set((double) streamingNow);
 		}
 		catch (SQLException | RuntimeException ex) {
-			log.debug("Could not read pg_stat_replication on the primary", ex);
+			log.debug("Could not read the standbys on the primary", ex);
 			this.streaming.set(Double.NaN);
 		}
 		lagBytes.register(bytes, true);

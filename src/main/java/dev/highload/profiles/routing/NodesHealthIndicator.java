@@ -3,13 +3,14 @@ package dev.highload.profiles.routing;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 import javax.sql.DataSource;
+
+import dev.highload.profiles.database.Standbys;
 
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
@@ -31,17 +32,20 @@ class NodesHealthIndicator extends AbstractHealthIndicator {
 			       (extract(epoch FROM replay_lag) * 1000)::bigint AS replay_lag_ms,
 			       CASE WHEN NOT pg_is_in_recovery()
 			            THEN pg_wal_lsn_diff(pg_current_wal_lsn(), replay_lsn) END AS replay_lag_bytes
-			FROM (SELECT 1) AS one LEFT JOIN pg_stat_replication ON true
+			FROM (SELECT 1) AS one LEFT JOIN {standbys} AS r ON true
 			ORDER BY application_name""";
 
 	private final Nodes nodes;
 
 	private final DataSource writePool;
 
-	NodesHealthIndicator(Nodes nodes, DataSource writePool) {
+	private final Standbys standbys;
+
+	NodesHealthIndicator(Nodes nodes, DataSource writePool, Standbys standbys) {
 		super("Node health check failed");
 		this.nodes = nodes;
 		this.writePool = writePool;
+		this.standbys = standbys;
 	}
 
 	@Override
@@ -74,24 +78,26 @@ class NodesHealthIndicator extends AbstractHealthIndicator {
 
 	/** The primary's standbys into {@code replicas}; whether the node is a primary. */
 	private boolean replication(List<Map<String, Object>> replicas) throws SQLException {
-		try (Connection connection = this.writePool.getConnection();
-				Statement statement = connection.createStatement();
-				ResultSet rs = statement.executeQuery(REPLICATION_SQL)) {
-			boolean standby = false;
-			while (rs.next()) {
-				standby = rs.getBoolean("standby");
-				if (rs.getString("application_name") != null) {
-					Map<String, Object> replica = new LinkedHashMap<>();
-					replica.put("name", rs.getString("application_name"));
-					replica.put("state", rs.getString("state"));
-					replica.put("sync_state", rs.getString("sync_state"));
-					replica.put("replay_lag_ms", rs.getObject("replay_lag_ms"));
-					replica.put("replay_lag_bytes", rs.getObject("replay_lag_bytes"));
-					replicas.add(replica);
-				}
-			}
-			return !standby;
+		try (Connection connection = this.writePool.getConnection()) {
+			return this.standbys.query(connection, REPLICATION_SQL, (rs) -> standbys(rs, replicas));
 		}
+	}
+
+	private static boolean standbys(ResultSet rs, List<Map<String, Object>> replicas) throws SQLException {
+		boolean standby = false;
+		while (rs.next()) {
+			standby = rs.getBoolean("standby");
+			if (rs.getString("application_name") != null) {
+				Map<String, Object> replica = new LinkedHashMap<>();
+				replica.put("name", rs.getString("application_name"));
+				replica.put("state", rs.getString("state"));
+				replica.put("sync_state", rs.getString("sync_state"));
+				replica.put("replay_lag_ms", rs.getObject("replay_lag_ms"));
+				replica.put("replay_lag_bytes", rs.getObject("replay_lag_bytes"));
+				replicas.add(replica);
+			}
+		}
+		return !standby;
 	}
 
 }

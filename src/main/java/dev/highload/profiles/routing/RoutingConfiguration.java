@@ -5,6 +5,7 @@ import javax.sql.DataSource;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.highload.profiles.database.DatabaseProperties;
 import dev.highload.profiles.database.NodePools;
+import dev.highload.profiles.database.Standbys;
 import dev.highload.profiles.database.WritePath;
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -40,8 +41,8 @@ class RoutingConfiguration {
 
 	/** {@code /actuator/health/nodes}. */
 	@Bean
-	NodesHealthIndicator nodesHealthIndicator(Nodes readNodes, HikariDataSource writeDataSource) {
-		return new NodesHealthIndicator(readNodes, writeDataSource);
+	NodesHealthIndicator nodesHealthIndicator(Nodes readNodes, HikariDataSource writeDataSource, Standbys standbys) {
+		return new NodesHealthIndicator(readNodes, writeDataSource, standbys);
 	}
 
 	@Bean

@@ -211,9 +211,13 @@ class ComposeScriptsIntegrationTests {
 							+ " + (SELECT count(*) FROM pg_database WHERE datdba = current_user::regrole)"))
 				.as("objects the runtime role owns")
 				.isEqualTo("0");
-			assertThat(query(c, "SELECT pg_has_role('pg_read_all_stats', 'MEMBER') || ' '"
-					+ "|| pg_has_role('pg_monitor', 'MEMBER')"))
-				.isEqualTo("true false");
+			// The standbys through monitoring.standbys() alone
+			// (db/scripts/monitoring.sh).
+			assertThat(query(c,
+					"SELECT pg_has_role('pg_read_all_stats', 'MEMBER') || ' '"
+							+ "|| pg_has_role('pg_monitor', 'MEMBER') || ' '"
+							+ "|| has_function_privilege('monitoring.standbys()', 'EXECUTE')"))
+				.isEqualTo("false false true");
 		}
 	}
 
@@ -235,6 +239,12 @@ class ComposeScriptsIntegrationTests {
 					return c.isValid(5);
 				}
 			});
+		// The runtime role's membership that scripts before monitoring.sh granted.
+		try (Connection c = connect(PRIMARY_PORT, "postgres", "postgres", OLD_PASSWORDS.superuser());
+				Statement s = c.createStatement()) {
+			s.execute("SET synchronous_commit = local");
+			s.execute("GRANT pg_read_all_stats TO profiles");
+		}
 		stop(old);
 		Files.writeString(dataDir("primary").resolve("pg_hba.conf"), "local all all trust\nhost all all all trust\n");
 
@@ -251,6 +261,11 @@ class ComposeScriptsIntegrationTests {
 			assertThat(log).doesNotContain(passwords.superuser(), passwords.app(), passwords.owner(),
 					passwords.replication());
 		}
+		assertThat(log).contains("monitoring: profiles reads the standbys through monitoring.standbys()");
+		assertThat(
+				awaitQuery(PRIMARY_PORT, "postgres", "SELECT pg_has_role('profiles', 'pg_read_all_stats', 'MEMBER')"))
+			.as("the old membership revoked")
+			.isEqualTo("f");
 		assertThat(Files.readString(dataDir("primary").resolve("postgresql.conf")).split("\ninclude = ", -1))
 			.as("one include of cluster.conf")
 			.hasSize(2);

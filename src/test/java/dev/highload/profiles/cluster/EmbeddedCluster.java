@@ -1,7 +1,9 @@
 package dev.highload.profiles.cluster;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -429,13 +431,10 @@ public final class EmbeddedCluster implements AutoCloseable {
 			createRoleIfMissing(c, p.migrationUsername(), "LOGIN", p.migrationPassword());
 			createRoleIfMissing(c, p.username(), "LOGIN", p.password());
 			createRoleIfMissing(c, "replicator", "LOGIN REPLICATION", p.replicationPassword());
-			// pg_stat_replication's columns, for the health details and the replication
-			// metrics; tests read pg_stat_statements as the superuser. The runtime role
-			// was a member of pg_monitor before.
-			execute(c, "GRANT pg_read_all_stats TO %I", p.username());
-			if (separate) {
-				execute(c, "REVOKE pg_monitor FROM %I", p.username());
-			}
+			// The runtime role reads the standbys through monitoring.standbys() (below);
+			// it was a member of pg_monitor, then of pg_read_all_stats, before.
+			revokeMembership(c, p.username(), "pg_monitor");
+			revokeMembership(c, p.username(), "pg_read_all_stats");
 			String owner = queryValue(c, "SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = ?",
 					p.database());
 			if (owner == null) {
@@ -462,6 +461,13 @@ public final class EmbeddedCluster implements AutoCloseable {
 			execute(c, "REVOKE ALL ON SCHEMA public FROM PUBLIC");
 			execute(c, "GRANT USAGE ON SCHEMA public TO %I", p.username());
 			execute(c, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+			// Tests read pg_stat_statements as the superuser; the service reads the
+			// standbys through this function alone (db/scripts/monitoring.sql).
+			try (Statement s = c.createStatement()) {
+				s.execute(monitoringSql());
+			}
+			execute(c, "GRANT USAGE ON SCHEMA monitoring TO %I", p.username());
+			execute(c, "GRANT EXECUTE ON FUNCTION monitoring.standbys() TO %I", p.username());
 		}
 		catch (SQLException ex) {
 			throw new IOException("Could not set the privileges in database " + p.database() + ": " + ex.getMessage(),
@@ -473,6 +479,32 @@ public final class EmbeddedCluster implements AutoCloseable {
 			throws SQLException {
 		if (queryValue(c, "SELECT rolname FROM pg_roles WHERE rolname = ?", role) == null) {
 			execute(c, "CREATE ROLE %I " + attributes + " PASSWORD %L", role, password);
+		}
+	}
+
+	/** Revokes {@code group} from {@code role} where the role is a direct member. */
+	private static void revokeMembership(Connection c, String role, String group) throws SQLException {
+		try (PreparedStatement ps = c.prepareStatement(
+				"SELECT FROM pg_auth_members m " + "WHERE m.member = (SELECT oid FROM pg_roles WHERE rolname = ?) "
+						+ "AND m.roleid = (SELECT oid FROM pg_roles WHERE rolname = ?)")) {
+			ps.setString(1, role);
+			ps.setString(2, group);
+			try (ResultSet rs = ps.executeQuery()) {
+				if (!rs.next()) {
+					return;
+				}
+			}
+		}
+		execute(c, "REVOKE %I FROM %I", group, role);
+	}
+
+	/** db/scripts/monitoring.sql, which the build puts on the test classpath. */
+	private static String monitoringSql() throws IOException {
+		try (InputStream in = EmbeddedCluster.class.getResourceAsStream("/db/scripts/monitoring.sql")) {
+			if (in == null) {
+				throw new IOException("db/scripts/monitoring.sql is not on the classpath");
+			}
+			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
 		}
 	}
 

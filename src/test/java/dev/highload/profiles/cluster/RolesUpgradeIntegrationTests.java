@@ -13,10 +13,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * An embedded cluster bootstrapped when the service had one role, which owned the
- * database and its tables and was a member of pg_monitor, gets the two roles at its next
- * start: the migration role takes over what the runtime role owned, so the developer's
- * data stays. Shares ports 26432-26434 with {@link EmbeddedClusterIntegrationTests}; the
- * classes run one after the other.
+ * database and its tables and was a member of pg_monitor (later of pg_read_all_stats),
+ * gets the two roles and the read of the standbys through monitoring.standbys() at its
+ * next start: the migration role takes over what the runtime role owned, so the
+ * developer's data stays. Shares ports 26432-26434 with
+ * {@link EmbeddedClusterIntegrationTests}; the classes run one after the other.
  */
 class RolesUpgradeIntegrationTests {
 
@@ -34,7 +35,7 @@ class RolesUpgradeIntegrationTests {
 			// Back to the layout of before: everything the
 			// runtime role's, no migration role.
 			execute(cluster, "postgres", "ALTER DATABASE profiles OWNER TO profiles",
-					"REVOKE pg_read_all_stats FROM profiles", "GRANT pg_monitor TO profiles");
+					"GRANT pg_read_all_stats TO profiles", "GRANT pg_monitor TO profiles");
 			execute(cluster, "profiles", "REASSIGN OWNED BY profiles_owner TO profiles",
 					"CREATE TABLE users (note text)", "ALTER TABLE users OWNER TO profiles",
 					"INSERT INTO users VALUES ('kept')", "DROP OWNED BY profiles_owner", "DROP ROLE profiles_owner");
@@ -51,12 +52,13 @@ class RolesUpgradeIntegrationTests {
 			assertThat(query(cluster,
 					"SELECT concat_ws(' ', pg_has_role('profiles', 'pg_monitor', 'MEMBER'), "
 							+ "pg_has_role('profiles', 'pg_read_all_stats', 'MEMBER'), "
+							+ "has_function_privilege('profiles', 'monitoring.standbys()', 'EXECUTE'), "
 							+ "has_database_privilege('profiles', current_database(), 'CONNECT'), "
 							+ "has_database_privilege('profiles', current_database(), 'TEMPORARY'), "
 							+ "has_schema_privilege('profiles', 'public', 'CREATE'), "
 							+ "has_table_privilege('profiles', 'users', 'SELECT'))"))
 				.as("the runtime role: its privileges on the tables come with the service's next migration")
-				.isEqualTo("f t t f f f");
+				.isEqualTo("f f t t f f f");
 		}
 	}
 

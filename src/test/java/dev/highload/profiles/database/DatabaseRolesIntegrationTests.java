@@ -156,11 +156,63 @@ class DatabaseRolesIntegrationTests {
 				+ " || has_database_privilege(current_database(), 'TEMPORARY') || ' '"
 				+ " || has_schema_privilege('public', 'CREATE') || ' ' || has_schema_privilege('public', 'USAGE')"))
 			.isEqualTo("false false false true");
-		// The health details and the replication metrics read the walsenders' state.
+		// The health details and the replication metrics read the walsenders' state
+		// through monitoring.standbys() (db/scripts/monitoring.sql), and that alone: no
+		// statistics role, no other session's query, no walsender's state in the view.
 		assertThat(query(this.writePool, "SELECT pg_has_role('pg_read_all_stats', 'MEMBER') || ' '"
 				+ "|| pg_has_role('pg_monitor', 'MEMBER') || ' ' || (SELECT count(*) > 0 AND count(*) = count(state) "
-				+ "FROM pg_stat_replication)"))
-			.isEqualTo("true false true");
+				+ "FROM monitoring.standbys()) || ' ' || (SELECT count(state) FROM pg_stat_replication)"))
+			.isEqualTo("false false true 0");
+		try (Connection superuser = this.cluster.connectAsSuperuser("primary", this.properties.database());
+				Statement s = superuser.createStatement();
+				Connection runtime = this.writePool.getConnection()) {
+			s.execute("SELECT 'a superuser''s statement' /* query text */, pg_sleep(0)");
+			assertThat(query(runtime,
+					"SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%query text%' "
+							+ "AND usename IS DISTINCT FROM current_user"))
+				.as("another role's statements, in pg_stat_activity")
+				.isEqualTo("0");
+		}
+	}
+
+	@Test
+	void theStandbysAreReadThroughTheFunctionAndFromTheViewWhereTheFunctionCannotBeCalled() throws SQLException {
+		String sql = "SELECT count(*) || ' ' || count(application_name) || ' ' || count(state) FROM "
+				+ Standbys.RELATION;
+		try (Connection runtime = this.writePool.getConnection()) {
+			assertThat(new Standbys().query(runtime, sql, firstValue())).isEqualTo("2 2 2");
+		}
+		// A role that may not call it, as on a cluster set up without it: the view, which
+		// shows it the walsenders' names but not their state or positions.
+		try (Connection c = this.cluster.connectAsSuperuser("primary", this.properties.database());
+				Statement s = c.createStatement()) {
+			s.execute("DROP ROLE IF EXISTS it_no_monitoring");
+			s.execute("CREATE ROLE it_no_monitoring");
+			try {
+				s.execute("SET ROLE it_no_monitoring");
+				Standbys standbys = new Standbys();
+				assertThat(standbys.query(c, sql, firstValue())).isEqualTo("2 2 0");
+				assertThat(standbys.query(c, sql, firstValue())).as("the second read").isEqualTo("2 2 0");
+			}
+			finally {
+				s.execute("RESET ROLE");
+				s.execute("DROP ROLE it_no_monitoring");
+			}
+		}
+	}
+
+	private static Standbys.Rows<String> firstValue() {
+		return (rs) -> {
+			rs.next();
+			return rs.getString(1);
+		};
+	}
+
+	private static String query(Connection c, String sql) throws SQLException {
+		try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+			rs.next();
+			return rs.getString(1);
+		}
 	}
 
 	private static String query(DataSource dataSource, String sql) throws SQLException {
