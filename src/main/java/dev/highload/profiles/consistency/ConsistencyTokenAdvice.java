@@ -9,8 +9,6 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
 import org.springframework.core.MethodParameter;
-import org.springframework.core.Ordered;
-import org.springframework.core.annotation.Order;
 import org.springframework.http.MediaType;
 import org.springframework.http.converter.HttpMessageConverter;
 import org.springframework.http.server.ServerHttpRequest;
@@ -31,7 +29,6 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseBodyAdvice;
  * once and keeps the answer; any other body passes through untouched.
  */
 @ControllerAdvice
-@Order(Ordered.HIGHEST_PRECEDENCE)
 class ConsistencyTokenAdvice implements ResponseBodyAdvice<Object> {
 
 	private final ConsistencyTokens tokens;
