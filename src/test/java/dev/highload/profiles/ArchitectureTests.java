@@ -1,9 +1,17 @@
 package dev.highload.profiles;
 
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
-import dev.highload.profiles.database.NodePools;
+import com.tngtech.archunit.core.domain.JavaMethod;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchCondition;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
+import dev.highload.profiles.consistency.ConsistencyTokens;
+import dev.highload.profiles.database.NodePools;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.repository.Repository;
@@ -15,17 +23,21 @@ import org.springframework.web.ErrorResponseException;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.server.ResponseStatusException;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.methods;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 /**
  * The package dependencies as they are meant to be: the HTTP answers to failures
  * (failure) on top, knowing every package and known by none; features under it (user,
- * auth, seed); underneath, cross-cutting HTTP concerns (web), which node serves a read
- * (routing) and, under routing, the database plumbing (database: pools, the write path,
- * what a failure means), none of them depending on a feature, and routing and database on
- * nothing of HTTP. Admission control stands beside web, in front of everything. The
- * embedded cluster is development tooling in src/test, outside the production code.
+ * auth, seed); under them the consistency tokens over HTTP (consistency), which know the
+ * positions of routing and the input rules of web and no feature; underneath,
+ * cross-cutting HTTP concerns (web), which node serves a read (routing) and, under
+ * routing, the database plumbing (database: pools, the write path, what a failure means),
+ * none of them depending on a feature, and routing and database on nothing of HTTP.
+ * Admission control stands beside web, in front of everything. The embedded cluster is
+ * development tooling in src/test, outside the production code.
  */
 class ArchitectureTests {
 
@@ -45,7 +57,60 @@ class ArchitectureTests {
 			.should()
 			.dependOnClassesThat()
 			.resideInAnyPackage("..profiles.user..", "..profiles.auth..", "..profiles.seed..", "..profiles.routing..",
-					"..profiles.database..", "..profiles.failure..")
+					"..profiles.database..", "..profiles.failure..", "..profiles.consistency..")
+			.check(MAIN);
+	}
+
+	@Test
+	void theConsistencyTokensKnowNoFeature() {
+		// The features take an AtLeast and return a position; the keys are lent
+		// through consistency's own KeyRing, so auth, which lends them, stays above.
+		noClasses().that()
+			.resideInAPackage("..profiles.consistency..")
+			.should()
+			.dependOnClassesThat()
+			.resideInAnyPackage("..profiles.user..", "..profiles.auth..", "..profiles.seed..", "..profiles.database..",
+					"..profiles.failure..", "..profiles.admission..")
+			.check(MAIN);
+	}
+
+	@Test
+	void theConsistencyTokenCodeLivesInOnePackage() {
+		classes().that()
+			.haveSimpleNameStartingWith("Consistency")
+			.or()
+			.haveSimpleNameStartingWith("ConsistentRead")
+			.should()
+			.resideInAPackage("..profiles.consistency..")
+			.check(MAIN);
+		// A handler takes and returns positions; only consistency reads and writes the
+		// token, and failure names the position of a 404.
+		noClasses().that()
+			.resideOutsideOfPackages("..profiles.consistency..", "..profiles.failure..")
+			.should()
+			.dependOnClassesThat()
+			.belongToAnyOf(ConsistencyTokens.class)
+			.check(MAIN);
+	}
+
+	@Test
+	void noHandlerTakesTheServletRequestOrResponse() {
+		// What a handler needs of the request is bound by Spring MVC's resolvers
+		// (consistency's AtLeast among them), and what it answers is its return value.
+		methods().that()
+			.areDeclaredInClassesThat()
+			.areAnnotatedWith(RestController.class)
+			.should(new ArchCondition<JavaMethod>("take no servlet request or response") {
+				@Override
+				public void check(JavaMethod method, ConditionEvents events) {
+					for (JavaClass type : method.getRawParameterTypes()) {
+						if (type.isAssignableTo(ServletRequest.class) || type.isAssignableTo(ServletResponse.class)) {
+							events.add(SimpleConditionEvent.violated(method,
+									method.getFullName() + " takes " + type.getName()));
+						}
+					}
+				}
+			})
 			.check(MAIN);
 	}
 
@@ -57,7 +122,8 @@ class ArchitectureTests {
 			.should()
 			.dependOnClassesThat()
 			.resideInAnyPackage("..profiles.user..", "..profiles.auth..", "..profiles.seed..", "..profiles.routing..",
-					"..profiles.database..", "..profiles.failure..", "java.sql..", "javax.sql..")
+					"..profiles.database..", "..profiles.failure..", "..profiles.consistency..", "java.sql..",
+					"javax.sql..")
 			.check(MAIN);
 	}
 
@@ -93,7 +159,7 @@ class ArchitectureTests {
 			.should()
 			.dependOnClassesThat()
 			.resideInAnyPackage("org.springframework.web..", "org.springframework.http..", "jakarta.servlet..",
-					"..profiles.web..", "..profiles.failure..")
+					"..profiles.web..", "..profiles.failure..", "..profiles.consistency..")
 			.check(MAIN);
 	}
 
@@ -141,7 +207,7 @@ class ArchitectureTests {
 			.should()
 			.dependOnClassesThat()
 			.resideInAnyPackage("..profiles.user..", "..profiles.auth..", "..profiles.seed..", "..profiles.web..",
-					"..profiles.failure..")
+					"..profiles.failure..", "..profiles.consistency..")
 			.check(MAIN);
 	}
 
@@ -153,7 +219,7 @@ class ArchitectureTests {
 			.should()
 			.dependOnClassesThat()
 			.resideInAnyPackage("..profiles.routing..", "..profiles.user..", "..profiles.auth..", "..profiles.seed..",
-					"..profiles.web..", "..profiles.failure..")
+					"..profiles.web..", "..profiles.failure..", "..profiles.consistency..")
 			.check(MAIN);
 	}
 

@@ -1,15 +1,15 @@
 package dev.highload.profiles.auth;
 
-import io.swagger.v3.oas.annotations.Operation;
-import dev.highload.profiles.routing.WalPosition;
-import dev.highload.profiles.web.ConsistencyTokens;
-import dev.highload.profiles.web.ConsistentRead;
+import dev.highload.profiles.consistency.AtLeast;
+import dev.highload.profiles.consistency.ConsistentRead;
+import dev.highload.profiles.routing.Positioned;
 import dev.highload.profiles.web.ProblemResponses;
-import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletResponse;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
 import jakarta.validation.Valid;
 
 import org.springframework.http.HttpHeaders;
+import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
@@ -20,13 +20,10 @@ class LoginController {
 
 	private final LoginService logins;
 
-	private final ConsistencyTokens consistencyTokens;
-
 	private final DeviceCookies devices;
 
-	LoginController(LoginService logins, ConsistencyTokens consistencyTokens, DeviceCookies devices) {
+	LoginController(LoginService logins, DeviceCookies devices) {
 		this.logins = logins;
-		this.consistencyTokens = consistencyTokens;
 		this.devices = devices;
 	}
 
@@ -46,14 +43,14 @@ class LoginController {
 	@PostMapping("/login")
 	@ConsistentRead
 	@ProblemResponses({ 400, 401, 413, 415, 429, 503 })
-	LoginResponse login(@Valid @RequestBody LoginRequest request, HttpServletRequest http,
-			HttpServletResponse response) {
-		LoginService.LoggedIn loggedIn = this.logins.login(request, http.getRemoteAddr(), DeviceCookies.of(http),
-				new WalPosition(this.consistencyTokens.required(http, response)));
-		this.consistencyTokens.afterRead(http, response, loggedIn.seen().offset());
-		response.addHeader(HttpHeaders.SET_COOKIE,
-				this.devices.cookie(loggedIn.deviceCookie(), http.isSecure()).toString());
-		return new LoginResponse(loggedIn.token());
+	ResponseEntity<Positioned<LoginResponse>> login(@Valid @RequestBody LoginRequest request,
+			@Parameter(hidden = true) LoginClient client, AtLeast atLeast) {
+		Positioned<LoginService.LoggedIn> loggedIn = this.logins.login(request, client.address(), client.deviceCookie(),
+				atLeast.position());
+		return ResponseEntity.ok()
+			.header(HttpHeaders.SET_COOKIE,
+					this.devices.cookie(loggedIn.value().deviceCookie(), client.secure()).toString())
+			.body(loggedIn.map((done) -> new LoginResponse(done.token())));
 	}
 
 }

@@ -46,13 +46,13 @@ class LoginService {
 	 * account's
 	 * @param atLeast the client's consistency token: a user who has just registered is
 	 * found with it wherever the read goes
-	 * @return a token for the user, a new device cookie, and the position the read of the
-	 * hash saw
+	 * @return a token for the user and a new device cookie, at the positions of the read
+	 * of the hash
 	 * @throws AuthenticationFailedException 401 for an unknown id or a wrong password
 	 * @throws TooManyAttemptsException 429 when the client has failed too often or the
 	 * account's delay has not passed; the password is then not checked at all
 	 */
-	LoggedIn login(LoginRequest request, String remoteAddress, String deviceCookie, WalPosition atLeast) {
+	Positioned<LoggedIn> login(LoginRequest request, String remoteAddress, String deviceCookie, WalPosition atLeast) {
 		Optional<String> device = this.devices.device(deviceCookie, request.id());
 		if (device.isPresent()) {
 			this.throttle.acquireDevice(device.get());
@@ -86,7 +86,7 @@ class LoginService {
 		else {
 			this.throttle.succeeded(request.id(), remoteAddress);
 		}
-		return new LoggedIn(this.tokens.issue(request.id()), this.devices.issue(request.id()), hash.seen());
+		return hash.map((found) -> new LoggedIn(this.tokens.issue(request.id()), this.devices.issue(request.id())));
 	}
 
 	/**
@@ -94,9 +94,8 @@ class LoginService {
 	 *
 	 * @param token the bearer token
 	 * @param deviceCookie the value of the client's new device cookie
-	 * @param seen the position the read of the password hash saw
 	 */
-	record LoggedIn(String token, String deviceCookie, WalPosition seen) {
+	record LoggedIn(String token, String deviceCookie) {
 	}
 
 }

@@ -9,7 +9,7 @@ import dev.highload.profiles.database.QueryCancelledException;
 import dev.highload.profiles.user.IdempotencyKeyException;
 import dev.highload.profiles.user.UnfinishedRegistrationException;
 import dev.highload.profiles.user.UserNotFoundException;
-import dev.highload.profiles.web.ConsistencyTokens;
+import dev.highload.profiles.consistency.ConsistencyTokens;
 import dev.highload.profiles.web.Problems;
 import jakarta.servlet.http.HttpServletRequest;
 

@@ -1,5 +1,7 @@
 package dev.highload.profiles.routing;
 
+import java.util.function.Function;
+
 /**
  * What a read returned, with the positions that bound the snapshot it ran on.
  *
@@ -13,5 +15,14 @@ package dev.highload.profiles.routing;
  * @param <T> the result type
  */
 public record Positioned<T>(T value, WalPosition covered, WalPosition seen, boolean standby) {
+
+	/**
+	 * @param mapping what to make of the value
+	 * @param <U> the new value's type
+	 * @return the new value, read at the same positions
+	 */
+	public <U> Positioned<U> map(Function<? super T, ? extends U> mapping) {
+		return new Positioned<>(mapping.apply(this.value), this.covered, this.seen, this.standby);
+	}
 
 }

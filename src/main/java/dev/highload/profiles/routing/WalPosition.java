@@ -3,7 +3,8 @@ package dev.highload.profiles.routing;
 /**
  * A position in PostgreSQL's write-ahead log, as a byte offset ({@code pg_lsn - '0/0'}).
  * A node that has replayed up to a position shows every transaction committed before it.
- * Clients carry it as an opaque consistency token ({@code web.ConsistencyTokens}).
+ * Clients carry it as an opaque consistency token
+ * ({@code consistency.ConsistencyTokens}).
  *
  * @param offset the byte offset; 0 is "no position", which every node satisfies
  */

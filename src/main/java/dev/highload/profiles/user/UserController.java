@@ -7,14 +7,16 @@ import dev.highload.profiles.auth.HashingOverloadedException;
 import dev.highload.profiles.auth.RegistrationThrottle;
 import dev.highload.profiles.auth.TokenService;
 import dev.highload.profiles.database.DatabaseFailureException;
+import dev.highload.profiles.consistency.AtLeast;
+import dev.highload.profiles.consistency.ConsistentRead;
+import dev.highload.profiles.consistency.Written;
 import dev.highload.profiles.routing.Positioned;
-import dev.highload.profiles.routing.WalPosition;
 import dev.highload.profiles.web.CanonicalUuid;
 import dev.highload.profiles.web.CodePointLength;
-import dev.highload.profiles.web.ConsistencyTokens;
-import dev.highload.profiles.web.ConsistentRead;
 import dev.highload.profiles.web.InvalidParameterException;
 import dev.highload.profiles.web.ProblemResponses;
+import dev.highload.profiles.web.RemoteAddress;
+import dev.highload.profiles.web.SentParameters;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.enums.ParameterIn;
@@ -24,8 +26,6 @@ import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.security.SecurityRequirement;
-import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletResponse;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -77,15 +77,12 @@ class UserController {
 
 	private final RegistrationThrottle registrationThrottle;
 
-	private final ConsistencyTokens consistencyTokens;
-
 	UserController(UserService users, TokenService tokens, Registrations registrations,
-			RegistrationThrottle registrationThrottle, ConsistencyTokens consistencyTokens) {
+			RegistrationThrottle registrationThrottle) {
 		this.users = users;
 		this.tokens = tokens;
 		this.registrations = registrations;
 		this.registrationThrottle = registrationThrottle;
-		this.consistencyTokens = consistencyTokens;
 	}
 
 	@Operation(summary = "Register a user",
@@ -108,10 +105,9 @@ class UserController {
 	@PostMapping("/user/register")
 	@ConsistentRead(write = true)
 	@ProblemResponses({ 400, 409, 413, 415, 422, 429, 503 })
-	RegisterResponse register(@Valid @RequestBody RegisterRequest request, HttpServletRequest http,
-			HttpServletResponse response) {
-		IdempotencyKey key = IdempotencyKey.of(http.getHeaders(IdempotencyKey.HEADER));
-		this.registrationThrottle.acquire(http.getRemoteAddr());
+	Written<RegisterResponse> register(@Valid @RequestBody RegisterRequest request,
+			@Parameter(hidden = true) IdempotencyKey key, @RemoteAddress String address) {
+		this.registrationThrottle.acquire(address);
 		UUID id;
 		try {
 			id = this.registrations.register(request, key);
@@ -119,11 +115,7 @@ class UserController {
 		catch (DatabaseFailureException | HashingOverloadedException ex) {
 			throw new UnfinishedRegistrationException(key, ex);
 		}
-		WalPosition written = this.users.positionAfterWrite();
-		if (written.offset() > 0) {
-			this.consistencyTokens.afterWrite(http, response, written.offset());
-		}
-		return new RegisterResponse(id);
+		return new Written<>(new RegisterResponse(id), this.users.positionAfterWrite());
 	}
 
 	@Operation(summary = "Get a profile by id",
@@ -131,11 +123,9 @@ class UserController {
 	@GetMapping({ "/user/" + ID_SEGMENT, "/user/get/{id}" })
 	@ConsistentRead
 	@ProblemResponses({ 400, 404, 503 })
-	UserProfile get(
-			@PathVariable @Parameter(description = "a user id",
-					schema = @Schema(format = "uuid", pattern = CanonicalUuid.PATTERN)) UUID id,
-			HttpServletRequest http, HttpServletResponse response) {
-		return read(this.users.get(id, atLeast(http, response)), http, response);
+	Positioned<UserProfile> get(@PathVariable @Parameter(description = "a user id",
+			schema = @Schema(format = "uuid", pattern = CanonicalUuid.PATTERN)) UUID id, AtLeast atLeast) {
+		return this.users.get(id, atLeast.position());
 	}
 
 	@Operation(summary = "Search by name prefixes",
@@ -151,7 +141,7 @@ class UserController {
 			content = @Content(mediaType = MediaType.APPLICATION_JSON_VALUE,
 					array = @ArraySchema(schema = @Schema(implementation = UserProfile.class))))
 	@ProblemResponses({ 400, 503 })
-	ResponseEntity<List<EncodedProfile>> search(
+	ResponseEntity<Positioned<List<EncodedProfile>>> search(
 			@RequestParam("first_name") @CodePointLength(min = 1, max = 100) @Pattern(regexp = PREFIX,
 					message = PREFIX_MESSAGE) String firstName,
 			@RequestParam("last_name") @CodePointLength(min = 1, max = 100) @Pattern(regexp = PREFIX,
@@ -160,16 +150,16 @@ class UserController {
 			@Parameter(description = "return users whose id is greater than this (the last id of the previous page)",
 					schema = @Schema(format = "uuid", pattern = CanonicalUuid.PATTERN)) @RequestParam(
 							required = false) UUID after,
-			HttpServletRequest http, HttpServletResponse httpResponse) {
+			SentParameters sent, AtLeast atLeast) {
 		// Binding reads "limit=" as the default and "after=" as absent; an empty value is
 		// a client's mistake, not a request for the first page of 100.
 		for (String name : EMPTY_NOT_ALLOWED) {
-			if ("".equals(http.getParameter(name))) {
+			if ("".equals(sent.get(name))) {
 				throw new InvalidParameterException(name, "must not be empty");
 			}
 		}
 		Positioned<List<EncodedProfile>> found = this.users.search(new SearchQuery(firstName, lastName, after, limit),
-				atLeast(http, httpResponse));
+				atLeast.position());
 		List<EncodedProfile> page = found.value();
 		ResponseEntity.BodyBuilder response = ResponseEntity.ok();
 		if (page.size() == limit) {
@@ -179,8 +169,7 @@ class UserController {
 				.toUriString();
 			response.header(HttpHeaders.LINK, "<" + next + ">; rel=\"next\"");
 		}
-		this.consistencyTokens.afterRead(http, httpResponse, found.seen().offset());
-		return response.body(page);
+		return response.body(found);
 	}
 
 	@Operation(summary = "The caller's own profile", description = "Needs Authorization: Bearer <token from /login>.",
@@ -188,18 +177,9 @@ class UserController {
 	@GetMapping("/user/me")
 	@ConsistentRead
 	@ProblemResponses({ 400, 401, 404, 503 })
-	UserProfile me(@Parameter(hidden = true) @RequestHeader(name = HttpHeaders.AUTHORIZATION,
-			required = false) String authorization, HttpServletRequest http, HttpServletResponse response) {
-		return read(this.users.get(this.tokens.authenticate(authorization), atLeast(http, response)), http, response);
-	}
-
-	private WalPosition atLeast(HttpServletRequest http, HttpServletResponse response) {
-		return new WalPosition(this.consistencyTokens.required(http, response));
-	}
-
-	private <T> T read(Positioned<T> read, HttpServletRequest http, HttpServletResponse response) {
-		this.consistencyTokens.afterRead(http, response, read.seen().offset());
-		return read.value();
+	Positioned<UserProfile> me(@Parameter(hidden = true) @RequestHeader(name = HttpHeaders.AUTHORIZATION,
+			required = false) String authorization, AtLeast atLeast) {
+		return this.users.get(this.tokens.authenticate(authorization), atLeast.position());
 	}
 
 }

@@ -15,7 +15,6 @@ import io.swagger.v3.oas.models.info.Info;
 import io.swagger.v3.oas.models.media.Content;
 import io.swagger.v3.oas.models.media.MediaType;
 import io.swagger.v3.oas.models.media.Schema;
-import io.swagger.v3.oas.models.parameters.Parameter;
 import io.swagger.v3.oas.models.responses.ApiResponse;
 import io.swagger.v3.oas.models.responses.ApiResponses;
 import io.swagger.v3.oas.models.security.SecurityScheme;
@@ -103,38 +102,6 @@ class ApiDocumentation {
 							new ApiResponse().$ref("#/components/responses/" + names[0]));
 				}
 			}
-			return operation;
-		};
-	}
-
-	/** The Consistency-Token header of {@link ConsistentRead} operations. */
-	@Bean
-	OperationCustomizer consistencyTokenHeaders() {
-		return (operation, handlerMethod) -> {
-			ConsistentRead read = handlerMethod.getMethodAnnotation(ConsistentRead.class);
-			if (read == null) {
-				return operation;
-			}
-			Schema<String> token = new Schema<String>().types(Set.of("string")).pattern(ConsistencyTokens.PATTERN);
-			if (!read.write()) {
-				operation.addParametersItem(new Parameter().in("header")
-					.name(ConsistencyTokens.HEADER)
-					.required(false)
-					.description("The highest consistency token the client holds (or the " + ConsistencyTokens.COOKIE
-							+ " cookie): the read runs on a node that has "
-							+ "replayed at least that position, so it shows the client's own writes and "
-							+ "nothing older than what it has seen (docs/consistency.md). Malformed, or not signed by this service: 400")
-					.schema(token));
-			}
-			Header answered = new Header().required(!read.write())
-				.description(read.write() ? "The position of this write: send it back with later reads"
-						: "The position this read saw: keep the highest and send it back")
-				.schema(token);
-			operation.getResponses().forEach((status, response) -> {
-				if (status.startsWith("2")) {
-					response.addHeaderObject(ConsistencyTokens.HEADER, answered);
-				}
-			});
 			return operation;
 		};
 	}

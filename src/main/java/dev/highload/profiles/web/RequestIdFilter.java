@@ -61,7 +61,14 @@ class RequestIdFilter extends OncePerRequestFilter {
 	}
 
 	static String of(HttpServletRequest request) {
-		Object id = request.getAttribute(ATTRIBUTE);
+		return orNew(request.getAttribute(ATTRIBUTE));
+	}
+
+	/**
+	 * @param id the request's {@value #ATTRIBUTE} attribute, or {@code null}
+	 * @return the request id, or a new one when there is none
+	 */
+	static String orNew(Object id) {
 		return (id != null) ? id.toString() : newId();
 	}
 

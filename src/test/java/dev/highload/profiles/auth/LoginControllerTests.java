@@ -4,7 +4,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import dev.highload.profiles.web.ProblemOutcome;
-import dev.highload.profiles.web.TestConsistencyTokens;
+import dev.highload.profiles.consistency.TestConsistencyTokens;
 import dev.highload.profiles.web.WebProperties;
 import org.junit.jupiter.api.Test;
 

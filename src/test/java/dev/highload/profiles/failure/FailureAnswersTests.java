@@ -8,7 +8,7 @@ import dev.highload.profiles.auth.AuthFailures;
 import dev.highload.profiles.database.DatabaseFailureFixtures;
 import dev.highload.profiles.routing.WalPosition;
 import dev.highload.profiles.user.UserFailures;
-import dev.highload.profiles.web.ConsistencyTokens;
+import dev.highload.profiles.consistency.ConsistencyTokens;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.http.ProblemDetail;

@@ -19,7 +19,7 @@ import dev.highload.profiles.ApiClient;
 import dev.highload.profiles.ClusterNodes;
 import dev.highload.profiles.IntegrationTest;
 import dev.highload.profiles.user.UuidV7;
-import dev.highload.profiles.web.ConsistencyTokens;
+import dev.highload.profiles.consistency.ConsistencyTokens;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -6,7 +6,7 @@ import dev.highload.profiles.auth.RegistrationThrottle;
 import dev.highload.profiles.auth.ThrottleProperties;
 import dev.highload.profiles.auth.TokenService;
 import dev.highload.profiles.routing.WalPosition;
-import dev.highload.profiles.web.TestConsistencyTokens;
+import dev.highload.profiles.consistency.TestConsistencyTokens;
 import dev.highload.profiles.web.WebProperties;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

@@ -9,15 +9,17 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
 
+import dev.highload.profiles.auth.AuthFailures;
 import dev.highload.profiles.auth.RegistrationThrottle;
 import dev.highload.profiles.auth.TokenService;
 import dev.highload.profiles.database.DatabaseFailures;
 import dev.highload.profiles.routing.Positioned;
 import dev.highload.profiles.routing.WalPosition;
 import dev.highload.profiles.web.ProblemOutcome;
-import dev.highload.profiles.web.TestConsistencyTokens;
+import dev.highload.profiles.consistency.TestConsistencyTokens;
 import dev.highload.profiles.web.UnstorableText;
 import dev.highload.profiles.web.WebProperties;
+import jakarta.servlet.http.Cookie;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.mockito.ArgumentCaptor;
@@ -291,6 +293,31 @@ class UserControllerTests {
 					"<http://localhost/user/search?first_name=A&last_name=B&limit=2&after=" + last + ">; rel=\"next\"");
 		assertThat(this.mvc.get().uri("/user/search?first_name=A&last_name=B&limit=3")).hasStatus(200)
 			.doesNotContainHeader("Link");
+	}
+
+	/**
+	 * The token is judged when the handler asks for the position: a request without a
+	 * bearer token is 401 whatever its consistency token, and an empty limit is named
+	 * before a forged token.
+	 */
+	@Test
+	void anotherFaultIsAnsweredBeforeAForgedConsistencyToken() {
+		given(this.tokens.authenticate(null)).willThrow(AuthFailures.missingToken());
+		String forged = "7fffffffffffffff.test.AAAAAAAAAAAAAAAAAAAAAA";
+		assertThat(this.mvc.get().uri("/user/me").header("Consistency-Token", forged)).hasStatus(401);
+		assertThat(this.mvc.get().uri("/user/me").cookie(new Cookie("consistency_token", forged))).hasStatus(401)
+			.doesNotContainHeader("Set-Cookie");
+		assertThat(
+				this.mvc.get().uri("/user/search?first_name=A&last_name=B&limit=").header("Consistency-Token", forged))
+			.bodyJson()
+			.extractingPath("$.errors[0].field")
+			.isEqualTo("limit");
+		assertThat(this.mvc.get().uri("/user/{id}", UUID.randomUUID()).header("Consistency-Token", forged))
+			.hasStatus(400)
+			.bodyJson()
+			.extractingPath("$.errors[0].field")
+			.isEqualTo("header Consistency-Token");
+		verify(this.users, never()).get(any(), any());
 	}
 
 	@Test

@@ -9,6 +9,7 @@ import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.web.context.request.ServletWebRequest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -23,7 +24,7 @@ class ProblemErrorControllerTests {
 		request.setAttribute(RequestDispatcher.ERROR_STATUS_CODE, 404);
 		request.setAttribute(RequestDispatcher.ERROR_REQUEST_URI, "/no/such/path");
 		request.setAttribute(RequestIdFilter.ATTRIBUTE, "trace-42");
-		ResponseEntity<ProblemDetail> answer = this.controller.error(request);
+		ResponseEntity<ProblemDetail> answer = this.controller.error(new ServletWebRequest(request));
 		assertThat(answer.getStatusCode().value()).isEqualTo(404);
 		assertThat(answer.getHeaders().getContentType()).isEqualTo(MediaType.APPLICATION_PROBLEM_JSON);
 		assertThat(answer.getBody().getTitle()).isEqualTo("Not Found");
@@ -36,7 +37,7 @@ class ProblemErrorControllerTests {
 		MockHttpServletRequest request = new MockHttpServletRequest("GET", "/error");
 		request.setAttribute(RequestDispatcher.ERROR_STATUS_CODE, 413);
 		request.setAttribute(Problems.DETAIL_ATTRIBUTE, "The request body is larger than 8 bytes");
-		ResponseEntity<ProblemDetail> answer = this.controller.error(request);
+		ResponseEntity<ProblemDetail> answer = this.controller.error(new ServletWebRequest(request));
 		assertThat(answer.getStatusCode().value()).isEqualTo(413);
 		assertThat(answer.getBody().getDetail()).isEqualTo("The request body is larger than 8 bytes");
 	}
@@ -51,18 +52,19 @@ class ProblemErrorControllerTests {
 		request.setAttribute(RequestDispatcher.ERROR_STATUS_CODE, 503);
 		request.setAttribute(Problems.DETAIL_ATTRIBUTE, "The service is at capacity");
 		request.setAttribute(RequestIdFilter.ATTRIBUTE, "trace-43");
-		ProblemDetail problem = this.controller.error(request).getBody();
+		ProblemDetail problem = this.controller.error(new ServletWebRequest(request)).getBody();
 		assertThat(problem.getProperties()).containsEntry("message", "The service is at capacity")
 			.containsEntry("code", 503)
 			.containsEntry("request_id", "trace-43");
 		MockHttpServletRequest withoutDetail = new MockHttpServletRequest("GET", "/error");
 		withoutDetail.setAttribute(RequestDispatcher.ERROR_STATUS_CODE, 500);
-		assertThat(this.controller.error(withoutDetail).getBody().getProperties())
+		assertThat(this.controller.error(new ServletWebRequest(withoutDetail)).getBody().getProperties())
 			.containsEntry("message", "Internal Server Error")
 			.containsEntry("code", 500);
 		MockHttpServletRequest notFound = new MockHttpServletRequest("GET", "/error");
 		notFound.setAttribute(RequestDispatcher.ERROR_STATUS_CODE, 404);
-		assertThat(this.controller.error(notFound).getBody().getProperties()).doesNotContainKeys("message", "code");
+		assertThat(this.controller.error(new ServletWebRequest(notFound)).getBody().getProperties())
+			.doesNotContainKeys("message", "code");
 	}
 
 	@Test
@@ -70,7 +72,8 @@ class ProblemErrorControllerTests {
 		for (Object status : new Object[] { 200, 999, "404", null }) {
 			MockHttpServletRequest request = new MockHttpServletRequest("GET", "/error");
 			request.setAttribute(RequestDispatcher.ERROR_STATUS_CODE, status);
-			assertThat(this.controller.error(request).getStatusCode().value()).as(String.valueOf(status))
+			assertThat(this.controller.error(new ServletWebRequest(request)).getStatusCode().value())
+				.as(String.valueOf(status))
 				.isEqualTo(500);
 		}
 	}

@@ -1,4 +1,4 @@
-package dev.highload.profiles.web;
+package dev.highload.profiles.consistency;
 
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
@@ -11,6 +11,7 @@ import java.util.regex.Pattern;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
+import dev.highload.profiles.web.InvalidParameterException;
 import jakarta.servlet.http.Cookie;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -34,8 +35,11 @@ import org.springframework.http.ResponseCookie;
  * bearer token's signature or the other way round). A client can neither forge a position
  * nor move one forward: a token is only ever a position this service answered, so a token
  * cannot send reads to the primary by naming a position no replica has. Clients treat it
- * as opaque; the features turn the offsets this class reads and writes into positions, so
- * the web layer knows nothing of routing.
+ * as opaque.
+ * <p>
+ * No handler calls this class: {@link AtLeastResolver} gives a {@link ConsistentRead}
+ * handler the position its request requires, and {@link ConsistencyTokenAdvice} answers
+ * the position of what it returned.
  */
 public final class ConsistencyTokens {
 
@@ -168,7 +172,7 @@ public final class ConsistencyTokens {
 	 * neither
 	 * @throws InvalidParameterException 400 if either is not a token this service made
 	 */
-	public long required(HttpServletRequest request, HttpServletResponse response) {
+	long required(HttpServletRequest request, HttpServletResponse response) {
 		long required = 0;
 		String header = request.getHeader(HEADER);
 		if (header != null) {
@@ -194,7 +198,7 @@ public final class ConsistencyTokens {
 	 * @param response the response, not yet committed
 	 * @param seen the WAL offset the read saw
 	 */
-	public void afterRead(HttpServletRequest request, HttpServletResponse response, long seen) {
+	void afterRead(HttpServletRequest request, HttpServletResponse response, long seen) {
 		response.setHeader(HEADER, token(seen));
 		Cookie cookie = cookie(request);
 		if (cookie != null && !sameOrLater(cookie.getValue(), seen)) {
@@ -208,7 +212,7 @@ public final class ConsistencyTokens {
 	 * @param response the response, not yet committed
 	 * @param written a WAL offset at or after the write's commit
 	 */
-	public void afterWrite(HttpServletRequest request, HttpServletResponse response, long written) {
+	void afterWrite(HttpServletRequest request, HttpServletResponse response, long written) {
 		response.setHeader(HEADER, token(written));
 		setCookie(request, response, written);
 	}

@@ -1,4 +1,4 @@
-package dev.highload.profiles.web;
+package dev.highload.profiles.consistency;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -10,6 +10,7 @@ import java.util.Map;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
+import dev.highload.profiles.web.InvalidParameterException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

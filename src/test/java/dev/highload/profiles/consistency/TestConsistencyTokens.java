@@ -1,4 +1,4 @@
-package dev.highload.profiles.web;
+package dev.highload.profiles.consistency;
 
 import java.security.SecureRandom;
 import java.util.Map;
