@@ -2,14 +2,10 @@ package dev.highload.profiles.user;
 
 import java.util.List;
 
-import jakarta.servlet.http.HttpServletRequest;
+import dev.highload.profiles.web.RequestArgument;
 
 import org.springframework.context.annotation.Configuration;
-import org.springframework.core.MethodParameter;
-import org.springframework.web.bind.support.WebDataBinderFactory;
-import org.springframework.web.context.request.NativeWebRequest;
 import org.springframework.web.method.support.HandlerMethodArgumentResolver;
-import org.springframework.web.method.support.ModelAndViewContainer;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
 /**
@@ -23,23 +19,8 @@ class IdempotencyKeys implements WebMvcConfigurer {
 
 	@Override
 	public void addArgumentResolvers(List<HandlerMethodArgumentResolver> resolvers) {
-		resolvers.add(new Resolver());
-	}
-
-	static final class Resolver implements HandlerMethodArgumentResolver {
-
-		@Override
-		public boolean supportsParameter(MethodParameter parameter) {
-			return parameter.getParameterType() == IdempotencyKey.class;
-		}
-
-		@Override
-		public IdempotencyKey resolveArgument(MethodParameter parameter, ModelAndViewContainer mavContainer,
-				NativeWebRequest webRequest, WebDataBinderFactory binderFactory) {
-			return IdempotencyKey
-				.of(webRequest.getNativeRequest(HttpServletRequest.class).getHeaders(IdempotencyKey.HEADER));
-		}
-
+		resolvers.add(RequestArgument.of(IdempotencyKey.class,
+				(request) -> IdempotencyKey.of(request.getHeaders(IdempotencyKey.HEADER))));
 	}
 
 }
