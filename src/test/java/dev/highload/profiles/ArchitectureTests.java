@@ -1,5 +1,8 @@
 package dev.highload.profiles;
 
+import java.util.Arrays;
+import java.util.stream.Stream;
+
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaMethod;
@@ -26,17 +29,20 @@ import org.springframework.web.server.ResponseStatusException;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.methods;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 /**
  * The package dependencies as they are meant to be: the HTTP answers to failures
  * (failure) on top, knowing every package and known by none; features under it (user,
  * auth, seed); under them the consistency tokens over HTTP (consistency), which know the
- * positions of routing and the input rules of web and no feature; underneath,
- * cross-cutting HTTP concerns (web), which node serves a read (routing) and, under
- * routing, the database plumbing (database: pools, the write path, what a failure means),
- * none of them depending on a feature, and routing and database on nothing of HTTP.
- * Admission control stands beside web, in front of everything. The embedded cluster is
+ * positions of routing and the input rules and no feature; underneath, the cross-cutting
+ * HTTP plumbing, one package per job (the API document, openapi; the input rules, input;
+ * the problem answers, problem; request ids and metrics, observability; handler
+ * arguments, arguments), which node serves a read (routing) and, under routing, the
+ * database plumbing (database: pools, the write path, what a failure means), none of them
+ * depending on a feature, and routing and database on nothing of HTTP. Admission control
+ * stands beside the HTTP plumbing, in front of everything. The embedded cluster is
  * development tooling in src/test, outside the production code.
  */
 class ArchitectureTests {
@@ -45,19 +51,57 @@ class ArchitectureTests {
 		.withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
 		.importPackages("dev.highload.profiles");
 
+	/** The cross-cutting HTTP plumbing, one package per job. */
+	private static final String[] HTTP_PLUMBING = { "..profiles.openapi..", "..profiles.input..",
+			"..profiles.problem..", "..profiles.observability..", "..profiles.arguments.." };
+
 	@Test
 	void theFeaturePackagesHaveNoCycles() {
 		slices().matching("dev.highload.profiles.(*)..").should().beFreeOfCycles().check(MAIN);
 	}
 
 	@Test
-	void theWebLayerKnowsNoFeatureAndNoFailure() {
+	void theHttpPlumbingKnowsNoFeatureAndNoFailure() {
 		noClasses().that()
-			.resideInAPackage("..profiles.web..")
+			.resideInAnyPackage(HTTP_PLUMBING)
 			.should()
 			.dependOnClassesThat()
 			.resideInAnyPackage("..profiles.user..", "..profiles.auth..", "..profiles.seed..", "..profiles.routing..",
-					"..profiles.database..", "..profiles.failure..", "..profiles.consistency..")
+					"..profiles.database..", "..profiles.failure..", "..profiles.consistency..",
+					"..profiles.admission..", "..profiles.warmup..")
+			.check(MAIN);
+	}
+
+	@Test
+	void theHttpPlumbingIsLayeredWithoutCycles() {
+		// The API document states the input rules' bounds; the input rules answer in the
+		// problem shape; a problem carries the request's id. Handler arguments stand
+		// apart.
+		slices().matching("dev.highload.profiles.(openapi|input|problem|observability|arguments)..")
+			.should()
+			.beFreeOfCycles()
+			.check(MAIN);
+		layeredArchitecture().consideringOnlyDependenciesInLayers()
+			.layer("openapi")
+			.definedBy("..profiles.openapi..")
+			.layer("input")
+			.definedBy("..profiles.input..")
+			.layer("problem")
+			.definedBy("..profiles.problem..")
+			.layer("observability")
+			.definedBy("..profiles.observability..")
+			.layer("arguments")
+			.definedBy("..profiles.arguments..")
+			.whereLayer("openapi")
+			.mayNotBeAccessedByAnyLayer()
+			.whereLayer("input")
+			.mayOnlyBeAccessedByLayers("openapi")
+			.whereLayer("problem")
+			.mayOnlyBeAccessedByLayers("input")
+			.whereLayer("observability")
+			.mayOnlyBeAccessedByLayers("problem", "input")
+			.whereLayer("arguments")
+			.mayNotBeAccessedByAnyLayer()
 			.check(MAIN);
 	}
 
@@ -140,11 +184,11 @@ class ArchitectureTests {
 	}
 
 	@Test
-	void onlyTheWebLayerAndFailureMakeProblemAnswers() {
+	void onlyTheProblemAnswersTheInputRulesAndFailureMakeProblemAnswers() {
 		// The features and routing throw exceptions that say what happened; failure turns
-		// them into answers (web's InvalidParameterException is web's own input rule).
+		// them into answers (input's InvalidParameterException is input's own rule).
 		noClasses().that()
-			.resideOutsideOfPackages("..profiles.failure..", "..profiles.web..")
+			.resideOutsideOfPackages("..profiles.failure..", "..profiles.problem..", "..profiles.input..")
 			.should()
 			.dependOnClassesThat()
 			.belongToAnyOf(ProblemDetail.class, ErrorResponse.class, ErrorResponseException.class,
@@ -158,17 +202,17 @@ class ArchitectureTests {
 			.resideInAnyPackage("..profiles.routing..", "..profiles.database..")
 			.should()
 			.dependOnClassesThat()
-			.resideInAnyPackage("org.springframework.web..", "org.springframework.http..", "jakarta.servlet..",
-					"..profiles.web..", "..profiles.failure..", "..profiles.consistency..")
+			.resideInAnyPackage(plus(HTTP_PLUMBING, "org.springframework.web..", "org.springframework.http..",
+					"jakarta.servlet..", "..profiles.failure..", "..profiles.consistency.."))
 			.check(MAIN);
 	}
 
 	@Test
-	void theWebLayerReadsNoDatabaseFailure() {
+	void theHttpPlumbingReadsNoDatabaseFailure() {
 		// SQLStates and Spring's data-access exceptions are read once, in
-		// database.DatabaseFailures; the web layer sees only what it made of them.
+		// database.DatabaseFailures; the HTTP plumbing sees only what it made of them.
 		noClasses().that()
-			.resideInAPackage("..profiles.web..")
+			.resideInAnyPackage(HTTP_PLUMBING)
 			.should()
 			.dependOnClassesThat()
 			.resideInAnyPackage("java.sql..", "javax.sql..", "org.springframework.dao..",
@@ -206,8 +250,8 @@ class ArchitectureTests {
 			.resideInAPackage("..profiles.routing..")
 			.should()
 			.dependOnClassesThat()
-			.resideInAnyPackage("..profiles.user..", "..profiles.auth..", "..profiles.seed..", "..profiles.web..",
-					"..profiles.failure..", "..profiles.consistency..")
+			.resideInAnyPackage(plus(HTTP_PLUMBING, "..profiles.user..", "..profiles.auth..", "..profiles.seed..",
+					"..profiles.failure..", "..profiles.consistency.."))
 			.check(MAIN);
 	}
 
@@ -218,8 +262,8 @@ class ArchitectureTests {
 			.resideInAPackage("..profiles.database..")
 			.should()
 			.dependOnClassesThat()
-			.resideInAnyPackage("..profiles.routing..", "..profiles.user..", "..profiles.auth..", "..profiles.seed..",
-					"..profiles.web..", "..profiles.failure..", "..profiles.consistency..")
+			.resideInAnyPackage(plus(HTTP_PLUMBING, "..profiles.routing..", "..profiles.user..", "..profiles.auth..",
+					"..profiles.seed..", "..profiles.failure..", "..profiles.consistency.."))
 			.check(MAIN);
 	}
 
@@ -264,6 +308,10 @@ class ArchitectureTests {
 			.dependOnClassesThat()
 			.haveSimpleName("ProfileQueries")
 			.check(MAIN);
+	}
+
+	private static String[] plus(String[] packages, String... more) {
+		return Stream.concat(Arrays.stream(packages), Arrays.stream(more)).toArray(String[]::new);
 	}
 
 }

@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
 
-import dev.highload.profiles.web.UnstorableText;
+import dev.highload.profiles.input.UnstorableText;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;

@@ -283,7 +283,7 @@ final class LostWriteCheck {
 		List<String> args = List.of("--app.cluster.base-dir=" + baseDir, "--app.cluster.primary-port=" + ports[0],
 				"--app.cluster.replica1-port=" + ports[1], "--app.cluster.replica2-port=" + ports[2],
 				"--app.cluster.shared-buffers=64MB", "--app.cluster.synchronous-replication=" + settings.synchronous(),
-				"--server.port=0", "--management.server.port=0", "--logging.level.dev.highload.profiles.web=ERROR",
+				"--server.port=0", "--management.server.port=0", "--logging.level.dev.highload.profiles.input=ERROR",
 				"--logging.level.com.zaxxer.hikari=ERROR", "--logging.level.org.hibernate=ERROR");
 		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(ProfilesApplication.class)
 			.profiles("test")

@@ -3,7 +3,7 @@ package dev.highload.profiles.admission;
 import java.io.IOException;
 import java.util.Optional;
 
-import dev.highload.profiles.web.Problems;
+import dev.highload.profiles.problem.Problems;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;

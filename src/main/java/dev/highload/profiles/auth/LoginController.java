@@ -3,7 +3,7 @@ package dev.highload.profiles.auth;
 import dev.highload.profiles.consistency.AtLeast;
 import dev.highload.profiles.consistency.ConsistentRead;
 import dev.highload.profiles.routing.Positioned;
-import dev.highload.profiles.web.ProblemResponses;
+import dev.highload.profiles.openapi.ProblemResponses;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import jakarta.validation.Valid;

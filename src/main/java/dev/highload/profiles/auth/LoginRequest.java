@@ -3,9 +3,9 @@ package dev.highload.profiles.auth;
 import java.util.UUID;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-import dev.highload.profiles.web.CanonicalUuid;
-import dev.highload.profiles.web.CodePointLength;
-import dev.highload.profiles.web.StorableText;
+import dev.highload.profiles.input.CanonicalUuid;
+import dev.highload.profiles.input.CodePointLength;
+import dev.highload.profiles.input.StorableText;
 import io.swagger.v3.oas.annotations.media.Schema;
 import jakarta.validation.constraints.NotNull;
 

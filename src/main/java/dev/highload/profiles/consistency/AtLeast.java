@@ -34,7 +34,7 @@ public final class AtLeast {
 
 	/**
 	 * @return the position the read must see
-	 * @throws dev.highload.profiles.web.InvalidParameterException 400 if the header or
+	 * @throws dev.highload.profiles.input.InvalidParameterException 400 if the header or
 	 * the cookie is not a token this service made (a cookie is then cleared)
 	 */
 	public WalPosition position() {

@@ -10,7 +10,7 @@ import dev.highload.profiles.user.IdempotencyKeyException;
 import dev.highload.profiles.user.UnfinishedRegistrationException;
 import dev.highload.profiles.user.UserNotFoundException;
 import dev.highload.profiles.consistency.ConsistencyTokens;
-import dev.highload.profiles.web.Problems;
+import dev.highload.profiles.problem.Problems;
 import jakarta.servlet.http.HttpServletRequest;
 
 import org.springframework.core.Ordered;
@@ -40,8 +40,8 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
  * <li>an Idempotency-Key in use: 409 with {@code Retry-After: 1}; reused for another
  * registration: 422.</li>
  * </ul>
- * Asked before the web layer's advice, which answers everything else (invalid input, and
- * a 500 for the unexpected).
+ * Asked before the input package's advice, which answers everything else (invalid input,
+ * and a 500 for the unexpected).
  */
 @RestControllerAdvice
 @Order(Ordered.HIGHEST_PRECEDENCE)

@@ -5,7 +5,7 @@ import java.util.Enumeration;
 import java.util.List;
 import java.util.UUID;
 
-import dev.highload.profiles.web.InvalidParameterException;
+import dev.highload.profiles.input.InvalidParameterException;
 
 /**
  * The key that makes a registration happen at most once: the {@code Idempotency-Key}

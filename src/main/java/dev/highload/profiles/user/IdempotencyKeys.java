@@ -2,7 +2,7 @@ package dev.highload.profiles.user;
 
 import java.util.List;
 
-import dev.highload.profiles.web.RequestArgument;
+import dev.highload.profiles.arguments.RequestArgument;
 
 import org.springframework.context.annotation.Configuration;
 import org.springframework.web.method.support.HandlerMethodArgumentResolver;

@@ -8,8 +8,8 @@ import java.security.NoSuchAlgorithmException;
 import java.time.LocalDate;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-import dev.highload.profiles.web.CodePointLength;
-import dev.highload.profiles.web.StorableText;
+import dev.highload.profiles.input.CodePointLength;
+import dev.highload.profiles.input.StorableText;
 import io.swagger.v3.oas.annotations.media.Schema;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Past;

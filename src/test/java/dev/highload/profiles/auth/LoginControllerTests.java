@@ -3,9 +3,9 @@ package dev.highload.profiles.auth;
 import java.util.Map;
 import java.util.TreeMap;
 
-import dev.highload.profiles.web.ProblemOutcome;
+import dev.highload.profiles.input.ProblemOutcome;
 import dev.highload.profiles.consistency.TestConsistencyTokens;
-import dev.highload.profiles.web.WebProperties;
+import dev.highload.profiles.input.WebProperties;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -28,7 +28,7 @@ import static org.mockito.Mockito.verify;
 @Import(TestConsistencyTokens.class)
 @WebMvcTest(controllers = LoginController.class,
 		includeFilters = @ComponentScan.Filter(type = FilterType.REGEX,
-				pattern = "dev\\.highload\\.profiles\\.web\\.Strict(JsonConfiguration|ParameterBinding)"))
+				pattern = "dev\\.highload\\.profiles\\.input\\.Strict(JsonConfiguration|ParameterBinding)"))
 @EnableConfigurationProperties(WebProperties.class)
 class LoginControllerTests {
 

@@ -6,7 +6,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
 
-import dev.highload.profiles.web.InvalidParameterException;
+import dev.highload.profiles.input.InvalidParameterException;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -7,7 +7,7 @@ import dev.highload.profiles.auth.ThrottleProperties;
 import dev.highload.profiles.auth.TokenService;
 import dev.highload.profiles.routing.WalPosition;
 import dev.highload.profiles.consistency.TestConsistencyTokens;
-import dev.highload.profiles.web.WebProperties;
+import dev.highload.profiles.input.WebProperties;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.BeforeEach;

@@ -15,10 +15,10 @@ import dev.highload.profiles.auth.TokenService;
 import dev.highload.profiles.database.DatabaseFailures;
 import dev.highload.profiles.routing.Positioned;
 import dev.highload.profiles.routing.WalPosition;
-import dev.highload.profiles.web.ProblemOutcome;
+import dev.highload.profiles.input.ProblemOutcome;
 import dev.highload.profiles.consistency.TestConsistencyTokens;
-import dev.highload.profiles.web.UnstorableText;
-import dev.highload.profiles.web.WebProperties;
+import dev.highload.profiles.input.UnstorableText;
+import dev.highload.profiles.input.WebProperties;
 import jakarta.servlet.http.Cookie;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -52,12 +52,12 @@ import static org.mockito.Mockito.verify;
  * The controller's HTTP shape, with the service mocked: errors the cluster rarely
  * produces on demand.
  */
-// The slice includes the web package's filters, interceptors and advice, but not its
+// The slice includes the input package's filters, interceptors and advice, but not its
 // configuration classes: the JSON rules are added, so bodies are read as in the service.
 @Import(TestConsistencyTokens.class)
 @WebMvcTest(controllers = UserController.class,
 		includeFilters = @ComponentScan.Filter(type = FilterType.REGEX,
-				pattern = "dev\\.highload\\.profiles\\.web\\.Strict(JsonConfiguration|ParameterBinding)"))
+				pattern = "dev\\.highload\\.profiles\\.input\\.Strict(JsonConfiguration|ParameterBinding)"))
 // The body-limit filter needs its settings.
 @EnableConfigurationProperties(WebProperties.class)
 class UserControllerTests {

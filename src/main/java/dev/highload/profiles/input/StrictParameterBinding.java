@@ -1,0 +1,100 @@
+package dev.highload.profiles.input;
+
+import java.beans.PropertyEditorSupport;
+import java.util.UUID;
+import java.util.regex.Pattern;
+
+import org.springframework.beans.PropertyEditorRegistrar;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.format.support.FormattingConversionService;
+import org.springframework.validation.Validator;
+import org.springframework.web.bind.support.ConfigurableWebBindingInitializer;
+
+/**
+ * Path variables and query parameters are read in one spelling only, as the OpenAPI
+ * document's types say:
+ * <ul>
+ * <li>an id in the canonical 8-4-4-4-12 hex form: {@link UUID#fromString} also takes
+ * shortened groups ({@code 1-1-1-1-1});</li>
+ * <li>an integer as decimal digits: Spring's default reads hexadecimal
+ * ({@code limit=0x10} was a page of 16, {@code limit=#10} too) and a leading plus sign. A
+ * number above {@code int} does not bind either.</li>
+ * </ul>
+ * Other spellings are 400 like any other malformed value. Property editors, not
+ * converters: when a converter refuses a value, the binder falls back to its default
+ * editors, and the default ones are the lenient readers above.
+ * <p>
+ * The editors are registered by the binding initializer every data binder starts from
+ * (Spring Boot uses a {@link ConfigurableWebBindingInitializer} bean when there is one),
+ * not by {@code @InitBinder} methods of a {@code @ControllerAdvice}: Spring MVC builds
+ * and invokes those reflectively for every bound argument of every request: 12 % of a
+ * routed GET's execution samples in a JFR profile, 0.5 % this way
+ * (docs/load-tests/cpu-per-request/13-binder-and-request-meter-machine-e.md). The
+ * conversion service and validator are the ones Spring Boot would give the initializer
+ * itself.
+ */
+@Configuration(proxyBeanMethods = false)
+// Not in the seeding command, which runs without a web server and so without Spring MVC.
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+class StrictParameterBinding {
+
+	@Bean
+	ConfigurableWebBindingInitializer strictBindingInitializer(
+			@Qualifier("mvcConversionService") FormattingConversionService conversionService,
+			@Qualifier("mvcValidator") Validator validator) {
+		ConfigurableWebBindingInitializer initializer = new ConfigurableWebBindingInitializer();
+		initializer.setConversionService(conversionService);
+		initializer.setValidator(validator);
+		initializer.setPropertyEditorRegistrar(strictEditors());
+		return initializer;
+	}
+
+	static PropertyEditorRegistrar strictEditors() {
+		return (registry) -> {
+			registry.registerCustomEditor(UUID.class, new CanonicalUuidEditor());
+			registry.registerCustomEditor(int.class, new DecimalIntegerEditor());
+			registry.registerCustomEditor(Integer.class, new DecimalIntegerEditor());
+		};
+	}
+
+	static final class CanonicalUuidEditor extends PropertyEditorSupport {
+
+		@Override
+		public void setAsText(String text) {
+			if (text == null || text.isEmpty()) {
+				setValue(null);
+			}
+			else if (CanonicalUuid.matches(text)) {
+				setValue(UUID.fromString(text));
+			}
+			else {
+				throw new IllegalArgumentException("Not a UUID in canonical form");
+			}
+		}
+
+	}
+
+	static final class DecimalIntegerEditor extends PropertyEditorSupport {
+
+		private static final Pattern DECIMAL = Pattern.compile("-?[0-9]{1,10}");
+
+		@Override
+		public void setAsText(String text) {
+			if (text == null || text.isEmpty()) {
+				setValue(null);
+			}
+			else if (DECIMAL.matcher(text).matches()) {
+				// Above 2^31 - 1: NumberFormatException, an IllegalArgumentException.
+				setValue(Integer.parseInt(text));
+			}
+			else {
+				throw new IllegalArgumentException("Not a decimal integer");
+			}
+		}
+
+	}
+
+}
