@@ -9,7 +9,7 @@ cold in each step); the service stays up between steps, as it would in productio
 failed request here: a rate at which the service sheds is past its capacity.
 
 Writes steps.csv (one row per step, the figures of bench/load-test.py) and capacity.md to
-docs/load-tests/capacity-<label>/ (--out, --label); exits 0 once it has measured, whatever it found.
+target/load-tests/capacity-<label>/ (--out, --label); exits 0 once it has measured, whatever it found.
 """
 import argparse
 import contextlib
@@ -42,7 +42,7 @@ def main():
     parser.add_argument("--seed", type=int, default=1_000_000, help="profiles seeded with --compose [%(default)s]")
     parser.add_argument("--warm-up-max", type=int, default=300, help="seconds of warm-up at most [%(default)s]")
     parser.add_argument("--label", default="", help="the folder's name: capacity-<label> [service, compose or control]")
-    parser.add_argument("--out", type=Path, default=ROOT / "docs/load-tests", help="[docs/load-tests]")
+    parser.add_argument("--out", type=Path, default=ROOT / "target/load-tests", help="[target/load-tests]")
     args = parser.parse_args()
     rates = [int(r) for r in args.rates.split(",")]
     if rates != sorted(rates) or rates[0] < 1:

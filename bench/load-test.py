@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Regenerates docs/load-tests/, which the load-test report cites. Each profile, --runs times: the
+"""Runs the load-test profiles; the curated summaries in docs/load-tests/ are copied from its output. Each profile, --runs times: the
 service on its embedded cluster in .data/ (seeded with 1,000,000 users), the machine's calibration,
 a wrk warm-up until throughput levels off, the Gatling simulation. With --compose, the same on
 docker-compose.yml instead: brought up from empty volumes under a project of its own, seeded with
 --seed users by the documented command, the service's container restarted before each run (a fresh
 JVM, as each local run has), taken down with its volumes at the end; results under
-docs/load-tests/compose-<simulation>-<users>[-<label>]/ (a profile's service arguments do not apply).
-Each run's Gatling statistics, CPU summary and CPU files go to docs/load-tests/<simulation>-<users>[-<label>]/run-<n>/, one line per run to runs.csv
+target/load-tests/compose-<simulation>-<users>[-<label>]/ (a profile's service arguments do not apply).
+Each run's Gatling statistics, CPU summary and CPU files go to target/load-tests/<simulation>-<users>[-<label>]/run-<n>/, one line per run to runs.csv
 there and the median [min-max] of every figure to medians.md; failed runs are kept. A profile is
 SIMULATION:USERS[:LABEL[:SERVICE_ARGUMENT...]], e.g. GetUserSimulation:250000:primary-only:--app.db.read-from-replicas=false.
 The registration-flood limit is off (the simulations register thousands of users from 16 loopback
@@ -96,8 +96,8 @@ def main():
     parser.add_argument("--env-file", action="append", default=[],
                         help="compose's --env-file, repeatable: docker/local-images.env for the stand-in images")
     parser.add_argument("--seed", type=int, default=1_000_000, help="profiles seeded with --compose [%(default)s]")
-    parser.add_argument("--out", type=Path, default=ROOT / "docs/load-tests",
-                        help="where each profile's folder goes [docs/load-tests]; CI's short runs use target/")
+    parser.add_argument("--out", type=Path, default=ROOT / "target/load-tests",
+                        help="where each profile's folder goes [target/load-tests]; raw runs, not committed")
     args = parser.parse_args()
     if args.runs < 1:
         parser.error("--runs must be positive")

@@ -18,7 +18,8 @@ this machine, warmed up. The ratio prices what the service adds: HTTP, routing, 
           ratio x (1 - share).
 
 Leaves tables bench_ids and bench_prefixes on the primary and one line in
-docs/load-tests/saturation/{get,search}.csv. Exit status 0 after a measurement, PASS or FAIL alike.
+target/load-tests/saturation/{get,search}.csv (--results-dir; the committed lines are in
+docs/load-tests/saturation/). Exit status 0 after a measurement, PASS or FAIL alike.
 """
 import argparse
 import csv
@@ -129,7 +130,7 @@ def main():
     parser.add_argument("--threads", type=int, default=2, help="wrk threads = pgbench threads [%(default)s]")
     parser.add_argument("--ids-file", type=Path, default=ROOT / ".data/user-ids.csv")
     parser.add_argument("--prefixes-file", type=Path, default=ROOT / "gatling/data/search-prefixes.csv")
-    parser.add_argument("--results-dir", type=Path, default=ROOT / "docs/load-tests/saturation")
+    parser.add_argument("--results-dir", type=Path, default=ROOT / "target/load-tests/saturation")
     args = parser.parse_args()
     if args.duration < 1 or args.rounds < 1 or args.connections < 2 or not 1 <= args.threads <= args.connections:
         parser.error("need --duration and --rounds >= 1, --connections >= 2, 1 <= --threads <= --connections")

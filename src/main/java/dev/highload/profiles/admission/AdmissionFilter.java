@@ -24,7 +24,7 @@ import org.springframework.http.HttpHeaders;
  * The problem is written here, the same members the error controller would answer,
  * instead of through {@code sendError} and its error dispatch through Spring MVC: a
  * refusal then costs about 60 µs of CPU instead of about 110 µs, on its own connection
- * (docs/reports/load-testing.md, "What a refusal costs").
+ * (docs/reports/overload.md, "What a refusal costs").
  * <p>
  * Netflix's concurrency-limits ships such a filter in concurrency-limits-servlet-jakarta,
  * but that module has never been published to Maven Central (only the javax

@@ -14,7 +14,7 @@ import com.netflix.concurrency.limits.limit.AbstractLimit;
  * the limit, so on a machine that serves its load with a few requests at once it settled
  * at twice the usual running count (16-43 at 5,500-6,500 requests a second), and the
  * requests that arrived during a collection's pause or the load generator's start filled
- * it and were refused (docs/reports/capacity.md). A limit kept at its maximum while the
+ * it and were refused (docs/reports/overload.md). A limit kept at its maximum while the
  * objective holds refuses only when the objective is threatened.
  */
 final class ObjectiveLimit extends AbstractLimit {

@@ -43,8 +43,8 @@ import org.springframework.http.converter.xml.Jaxb2RootElementHttpMessageConvert
  * And the API speaks JSON alone: Hibernate brings JAXB onto the classpath, and Spring MVC
  * then adds an XML converter that writes nothing of ours (no class here is an
  * {@code @XmlRootElement}) but, to say so, searched the class hierarchy of every answer
- * for that annotation: 2.6 % of the CPU samples of a GET by id
- * (docs/load-tests/cpu-per-request/14-xml-converter-and-rounds-machine-e.md).
+ * for that annotation, a cost seen in the CPU profile of every GET by id
+ * (docs/reports/controls.md, "Earlier runs").
  */
 @Configuration(proxyBeanMethods = false)
 class StrictJsonConfiguration {

@@ -30,11 +30,10 @@ import org.springframework.web.bind.support.ConfigurableWebBindingInitializer;
  * The editors are registered by the binding initializer every data binder starts from
  * (Spring Boot uses a {@link ConfigurableWebBindingInitializer} bean when there is one),
  * not by {@code @InitBinder} methods of a {@code @ControllerAdvice}: Spring MVC builds
- * and invokes those reflectively for every bound argument of every request: 12 % of a
- * routed GET's execution samples in a JFR profile, 0.5 % this way
- * (docs/load-tests/cpu-per-request/13-binder-and-request-meter-machine-e.md). The
- * conversion service and validator are the ones Spring Boot would give the initializer
- * itself.
+ * and invokes those reflectively for every bound argument of every request: a large share
+ * of a routed GET's samples in a JFR profile, a small one this way
+ * (docs/reports/controls.md, "Earlier runs"). The conversion service and validator are
+ * the ones Spring Boot would give the initializer itself.
  */
 @Configuration(proxyBeanMethods = false)
 // Not in the seeding command, which runs without a web server and so without Spring MVC.

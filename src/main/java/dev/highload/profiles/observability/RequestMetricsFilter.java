@@ -37,9 +37,8 @@ import org.springframework.web.servlet.HandlerMapping;
  * In place of Spring's {@code ServerHttpObservationFilter}, whose auto-configuration is
  * excluded: an observation per request builds a context, computes key values (the full
  * URL among them, which no meter uses), runs its handlers and looks its timer up in the
- * registry by name and tags. On the benchmark machine a keep-alive GET cost 129 µs of CPU
- * with it and 114 µs without it, in five alternating rounds
- * (docs/load-tests/cpu-per-request/13-binder-and-request-meter-machine-e.md). Here a
+ * registry by name and tags. A keep-alive GET cost measurably more CPU with it than
+ * without it, in alternating rounds (docs/reports/controls.md, "Earlier runs"). Here a
  * request costs two clock reads, a lookup of its timer by four strings, and the timer's
  * record. Tracing is not in this service; a service that adds it would want the
  * observation back.

@@ -10,8 +10,8 @@ import tools.jackson.databind.annotation.JsonSerialize;
  * SQL NULL. Search pages are made of these and written to JSON without ever becoming
  * {@code String}s: for a page of 100 Cyrillic profiles, decoding every field into UTF-16
  * in the driver and encoding it back into UTF-8 in Jackson was most of the service's own
- * CPU per search (docs/reports/load-testing.md). The JSON is exactly that of the
- * equivalent {@link UserProfile}, which documents the schema.
+ * CPU per search (docs/reports/controls.md). The JSON is exactly that of the equivalent
+ * {@link UserProfile}, which documents the schema.
  *
  * @param id the id's canonical text
  * @param firstName first name

@@ -22,7 +22,7 @@ import org.springframework.stereotype.Component;
  * The reads, the hottest statements of the service, in plain JDBC: one prepared statement
  * each, mapped straight into records. Through JPA the same read spent more time in
  * session, query-plan and result-assembly code than in the database (see
- * docs/reports/load-testing.md). Each runs inside a routed read
+ * docs/reports/controls.md). Each runs inside a routed read
  * ({@link dev.highload.profiles.routing.ReadRouter#read}), on the application's
  * DataSource, which hands it the chosen node's connection; each selects that node's WAL
  * position and role in its first two columns and reports them ({@link NodePosition}), so
@@ -31,7 +31,7 @@ import org.springframework.stereotype.Component;
  * The id and the birthdate come back as PostgreSQL's text ({@code ::text}: the canonical
  * UUID and ISO date forms), which is what the JSON carries: parsing them into
  * {@code UUID}/{@code LocalDate} only to format them again cost about 14 % of the
- * service's CPU for a page of 100 profiles (JFR, docs/reports/load-testing.md).
+ * service's CPU for a page of 100 profiles (JFR, docs/reports/controls.md).
  */
 @Component
 class ProfileQueries {

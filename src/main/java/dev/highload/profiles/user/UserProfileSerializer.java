@@ -14,9 +14,9 @@ import tools.jackson.databind.ValueSerializer;
  * {@link EncodedProfile} the same way from its bytes. Jackson 3's bean serializer reads
  * each record component through a method handle it cannot inline; for a page of 100
  * profiles that lookup alone took about a fifth of the service's CPU (JFR,
- * docs/reports/load-testing.md). The names are those of the record's
- * {@code @JsonProperty} annotations, which still describe the schema;
- * {@code UserProfileSerializerTests} holds the two together.
+ * docs/reports/controls.md). The names are those of the record's {@code @JsonProperty}
+ * annotations, which still describe the schema; {@code UserProfileSerializerTests} holds
+ * the two together.
  * <p>
  * An absent optional field (biography, city) is left out, not written as {@code null}:
  * the OTUS Highload Architect API, whose clients this service serves, types them as
