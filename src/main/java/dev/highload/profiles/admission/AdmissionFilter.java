@@ -23,7 +23,7 @@ import org.springframework.http.HttpHeaders;
  * <p>
  * The problem is written here, the same members the error controller would answer,
  * instead of through {@code sendError} and its error dispatch through Spring MVC: a
- * refusal then costs about 60 µs of CPU instead of about 110 µs, on its own connection
+ * refusal then costs about half as much CPU, on its own connection
  * (docs/reports/overload.md, "What a refusal costs").
  * <p>
  * Netflix's concurrency-limits ships such a filter in concurrency-limits-servlet-jakarta,

@@ -11,18 +11,17 @@ import org.springframework.web.filter.RequestContextFilter;
 
 /**
  * The filters Spring Boot and Tomcat put in front of every request that this service has
- * no use for, taken out: on a keep-alive GET each cost about a microsecond of CPU, and
- * every filter of the chain must earn its cost (docs/architecture.md, "The request
- * path").
+ * no use for, taken out: each is work on every request, and every filter of the chain
+ * must earn its cost (docs/architecture.md, "The request path").
  * <ul>
  * <li>Spring's {@link RequestContextFilter}: the {@code DispatcherServlet} binds the
  * request and its locale to the thread itself, and no filter of this service reads
  * them.</li>
  * <li>Spring's {@code CharacterEncodingFilter} (off by
- * {@code spring.servlet.encoding.enabled=false}): Tomcat's context decodes a body that
- * names no charset as UTF-8 instead, with no work per request; the JSON bodies are read
- * as UTF-8 whatever they name (Utf8RequestBodies), and query strings are decoded as UTF-8
- * by the connector.</li>
+ * {@code spring.servlet.encoding.enabled=false}): Tomcat's context gives a request that
+ * names no charset UTF-8 instead, with no work per request, so a JSON body is still
+ * decoded in the charset its {@code Content-Type} names, UTF-8 when it names none; query
+ * strings are decoded as UTF-8 by the connector.</li>
  * <li>Tomcat's {@code WsFilter}: there is no WebSocket endpoint, and pom.xml leaves
  * {@code tomcat-embed-websocket} out.</li>
  * </ul>

@@ -5,16 +5,19 @@ import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Pattern;
 
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.slf4j.MDC;
 
+import org.springframework.boot.web.servlet.FilterRegistration;
 import org.springframework.core.Ordered;
-import org.springframework.core.annotation.Order;
 import org.springframework.stereotype.Component;
-import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
  * Gives every request an id: the caller's {@code X-Request-Id} if it is a sane token,
@@ -22,8 +25,13 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * and carried by every problem response as {@code request_id}.
  */
 @Component
-@Order(Ordered.HIGHEST_PRECEDENCE)
-public class RequestIdFilter extends OncePerRequestFilter {
+// On the dispatch that follows a body read whole (RequestBodyFilter) and on the error
+// dispatch too, which keep the id. A plain filter: OncePerRequestFilter's bookkeeping
+// (a request attribute named, read, set and removed on every request) guards against
+// forwards and includes, which this service does not make.
+@FilterRegistration(order = Ordered.HIGHEST_PRECEDENCE,
+		dispatcherTypes = { DispatcherType.REQUEST, DispatcherType.ASYNC, DispatcherType.ERROR })
+public class RequestIdFilter implements Filter {
 
 	public static final String HEADER = "X-Request-Id";
 
@@ -32,8 +40,13 @@ public class RequestIdFilter extends OncePerRequestFilter {
 	private static final Pattern ACCEPTED = Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
 	@Override
-	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
-			throws ServletException, IOException {
+	public void doFilter(ServletRequest servletRequest, ServletResponse servletResponse, FilterChain chain)
+			throws IOException, ServletException {
+		if (!(servletRequest instanceof HttpServletRequest request)
+				|| !(servletResponse instanceof HttpServletResponse response)) {
+			chain.doFilter(servletRequest, servletResponse);
+			return;
+		}
 		// The dispatch that follows a body read whole (RequestBodyFilter) keeps the id.
 		String id = (request.getAttribute(ATTRIBUTE) instanceof String given) ? given : request.getHeader(HEADER);
 		if (id == null || !ACCEPTED.matcher(id).matches()) {
@@ -48,16 +61,6 @@ public class RequestIdFilter extends OncePerRequestFilter {
 		finally {
 			MDC.remove("request_id");
 		}
-	}
-
-	@Override
-	protected boolean shouldNotFilterErrorDispatch() {
-		return false;
-	}
-
-	@Override
-	protected boolean shouldNotFilterAsyncDispatch() {
-		return false;
 	}
 
 	public static String of(HttpServletRequest request) {

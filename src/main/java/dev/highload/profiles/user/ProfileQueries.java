@@ -3,6 +3,7 @@ package dev.highload.profiles.user;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,6 +16,7 @@ import javax.sql.DataSource;
 import dev.highload.profiles.routing.NodePosition;
 
 import org.springframework.core.io.ClassPathResource;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 
@@ -30,8 +32,8 @@ import org.springframework.stereotype.Component;
  * <p>
  * The id and the birthdate come back as PostgreSQL's text ({@code ::text}: the canonical
  * UUID and ISO date forms), which is what the JSON carries: parsing them into
- * {@code UUID}/{@code LocalDate} only to format them again cost about 14 % of the
- * service's CPU for a page of 100 profiles (JFR, docs/reports/controls.md).
+ * {@code UUID}/{@code LocalDate} only to format them again was a large share of a search
+ * page's CPU (docs/reports/controls.md).
  */
 @Component
 class ProfileQueries {
@@ -47,22 +49,31 @@ class ProfileQueries {
 	/** Where the profile's columns begin, after the position and the role. */
 	private static final int FIRST = 3;
 
+	private final JdbcTemplate template;
+
 	private final JdbcClient jdbc;
 
 	ProfileQueries(DataSource dataSource) {
-		this.jdbc = JdbcClient.create(dataSource);
+		this.template = new JdbcTemplate(dataSource);
+		this.jdbc = JdbcClient.create(this.template);
 	}
 
+	/**
+	 * The hottest statement, on JdbcTemplate with the parameter set by hand: JdbcClient's
+	 * statement spec and parameter factory are work per call that a point read does not
+	 * need (docs/reports/controls.md, "Profiles of a GET").
+	 */
 	Optional<UserProfile> findById(UUID id) {
-		return this.jdbc.sql(BY_ID).param(id).query((ResultSet rs) -> {
-			rs.next();
-			NodePosition.report(rs);
-			String idText = rs.getString(FIRST);
-			return (idText != null)
-					? Optional.of(new UserProfile(idText, rs.getString(FIRST + 1), rs.getString(FIRST + 2),
-							rs.getString(FIRST + 3), rs.getString(FIRST + 4), rs.getString(FIRST + 5)))
-					: Optional.empty();
-		});
+		return this.template.query(BY_ID, (PreparedStatement statement) -> statement.setObject(1, id),
+				(ResultSet rs) -> {
+					rs.next();
+					NodePosition.report(rs);
+					String idText = rs.getString(FIRST);
+					return (idText != null)
+							? Optional.of(new UserProfile(idText, rs.getString(FIRST + 1), rs.getString(FIRST + 2),
+									rs.getString(FIRST + 3), rs.getString(FIRST + 4), rs.getString(FIRST + 5)))
+							: Optional.empty();
+				});
 	}
 
 	/** Raw bytes: no String is made for a search result (see {@link EncodedProfile}). */

@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.LocalDate;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.List;
 import java.util.UUID;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
@@ -22,6 +23,7 @@ import org.springframework.boot.webmvc.test.autoconfigure.WebMvcTest;
 import org.springframework.context.annotation.ComponentScan;
 import org.springframework.context.annotation.FilterType;
 import org.springframework.context.annotation.Import;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.servlet.assertj.MockMvcTester;
 import org.springframework.test.web.servlet.assertj.MvcTestResult;
@@ -200,6 +202,22 @@ class WebInputRulesTests {
 		assertThat(problem.path("code").isInt()).isTrue();
 		assertThat(problem.path("code").asInt()).isEqualTo(500);
 		assertThat(problem.toString()).doesNotContain("secret", "IllegalStateException", "Probe");
+	}
+
+	@Test
+	void jsonIsChosenWithoutNegotiatingOnlyForAPlainAccept() {
+		// JsonAnswers: the same answers as content negotiation gives.
+		for (String accept : List.of("*/*", "application/json", "application/*")) {
+			assertThat(this.mvc.get().uri("/probe/xml").header(HttpHeaders.ACCEPT, accept).exchange()).as(accept)
+				.hasStatus(200)
+				.hasContentType(MediaType.APPLICATION_JSON);
+		}
+		assertThat(this.mvc.get().uri("/probe/xml").accept(MediaType.TEXT_HTML).exchange()).hasStatus(406)
+			.hasContentType(MediaType.APPLICATION_PROBLEM_JSON);
+		assertThat(this.mvc.get().uri("/probe/failing").accept(MediaType.APPLICATION_JSON).exchange()).hasStatus(500)
+			.hasContentType(MediaType.APPLICATION_PROBLEM_JSON);
+		assertThat(this.mvc.get().uri("/probe/failing").exchange()).hasStatus(500)
+			.hasContentType(MediaType.APPLICATION_PROBLEM_JSON);
 	}
 
 	@Test
