@@ -9,7 +9,7 @@ closed-loop load: wrk, 2 threads, 16 connections, GET /user/{id} of random seede
 run it reads the CPU time of the server, of the PostgreSQL nodes and of the machine, and the server
 threads' context switches, from the simulations' CPU monitor (common.CpuCounters; build first:
 ./mvnw test-compile), and wrk's from its own exit; it prints per target the median [min-max] of the
-rounds and the server's CPU per request divided by the last target's: the ratio of the medians,
+rounds and the server's CPU per request, and its user CPU alone, divided by the last target's: the ratio of the medians,
 and the median [min-max] of the ratios within each round (put the control to compare with
 last). --syscalls adds `perf stat`'s count of the server's system calls (it adds a little sys
 time). The machine is calibrated in the same run, as bench/load-test.py does it.
@@ -84,16 +84,21 @@ def main():
         print(f"calibration: pgbench -S on both replicas {calibration:,.0f} TPS (run before the rounds)")
     print(f"{args.rounds} rounds of {args.seconds} s per target, wrk -t2 -c16 keep-alive; median [min–max]\n")
     keys = list(rows[targets[0][0]][0])
-    print("| target | " + " | ".join(keys) + " | server CPU ÷ last target's | the same, round by round |")
-    print("|---" * (len(keys) + 3) + "|")
-    reference = [r["server µs/req"] for r in rows[targets[-1][0]]]
+    print("| target | " + " | ".join(keys) + " | server CPU ÷ last target's | the same, round by round "
+          "| user CPU ÷ last target's | the same, round by round |")
+    print("|---" * (len(keys) + 5) + "|")
     for name, _, _ in targets:
         cells = [spread([r[k] for r in rows[name]]) if k != "errors" else str(sum(r[k] for r in rows[name])) for k in keys]
-        own = [r["server µs/req"] for r in rows[name]]
-        # Within a round the two were measured minutes apart at most, often back to back: the
-        # ratio of each round's pair moves less with the machine's speed than the medians do.
-        paired = spread([mine / theirs for mine, theirs in zip(own, reference)], digits=2)
-        print(f"| {name} | " + " | ".join(cells) + f" | {median(own) / median(reference):.2f} | {paired} |")
+        ratios = []
+        # The user CPU alone as well: where system calls are dear, the kernel's share of both
+        # servers can hide a difference in their own code.
+        for key in ("server µs/req", "user µs"):
+            own, reference = [r[key] for r in rows[name]], [r[key] for r in rows[targets[-1][0]]]
+            # Within a round the two were measured minutes apart at most, often back to back: the
+            # ratio of each round's pair moves less with the machine's speed than the medians do.
+            paired = spread([mine / theirs for mine, theirs in zip(own, reference)], digits=2)
+            ratios += [f"{median(own) / median(reference):.2f}", paired]
+        print(f"| {name} | " + " | ".join(cells + ratios) + " |")
 
 
 if __name__ == "__main__":
