@@ -236,6 +236,15 @@ def run_gatling(simulation, options, output=None, java_home=None):
     return status, Path(runs[-1]) if runs else None
 
 
+def listening_pid(port):
+    """The pid of the process listening on a loopback port (ss), or fail."""
+    found = re.search(r"pid=(\d+)", subprocess.run(["ss", "-ltnpH", f"sport = :{port}"], capture_output=True,
+                                                    text=True).stdout)
+    if not found:
+        fail(f"nothing listens on port {port}")
+    return int(found.group(1))
+
+
 def wrk(url, seconds, script="get.lua", threads=2, connections=16, env=None):
     """A closed-loop wrk run: requests, rps, p99_ms, max_ms, errors (non-2xx and socket), output."""
     out = subprocess.run(["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency", "-s",

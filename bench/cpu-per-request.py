@@ -20,14 +20,10 @@ import re
 import subprocess
 import sys
 
-from common import ROOT, CpuCounters, calibrate, fail, median, need, spread, wrk
+from common import ROOT, CpuCounters, calibrate, listening_pid, median, need, spread, wrk
 
 def measure(port, seconds, counters, syscalls, ids=None):
-    found = re.search(r"pid=(\d+)", subprocess.run(["ss", "-ltnpH", f"sport = :{port}"], capture_output=True,
-                                                    text=True).stdout)
-    if not found:
-        fail(f"nothing listens on port {port}")
-    pid = int(found.group(1))
+    pid = listening_pid(port)
     perf = subprocess.Popen(["perf", "stat", "-x,", "-e", "raw_syscalls:sys_enter,context-switches", "-p", str(pid),
                              "--", "sleep", str(seconds)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             text=True) if syscalls else None

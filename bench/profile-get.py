@@ -17,14 +17,13 @@ cores are shared by the server, its database and wrk.
 """
 import argparse
 import collections
-import re
 import subprocess
 import time
 import urllib.request
 import zipfile
 from pathlib import Path
 
-from common import ROOT, fail, log, need, wrk
+from common import ROOT, fail, listening_pid, log, need, wrk
 
 VERSION = "3.0"
 JAR_URL = f"https://repo1.maven.org/maven2/tools/profiler/async-profiler/{VERSION}/async-profiler-{VERSION}.jar"
@@ -73,14 +72,6 @@ def profiler(pid, lib, command):
         fail(f"async-profiler {command.split(',')[0]} in pid {pid}: {done.stderr.strip()}")
 
 
-def server_pid(port):
-    found = re.search(r"pid=(\d+)", subprocess.run(["ss", "-ltnpH", f"sport = :{port}"], capture_output=True,
-                                                    text=True).stdout)
-    if not found:
-        fail(f"nothing listens on port {port}")
-    return int(found.group(1))
-
-
 def stages(collapsed, requests, interval_us):
     """Per stage: (all, user) microseconds per request."""
     totals = collections.Counter()
@@ -111,7 +102,7 @@ def main():
     results = {}
     for target in args.targets:
         name, _, port = target.partition("=")
-        pid = server_pid(int(port))
+        pid = listening_pid(int(port))
         url = f"http://127.0.0.1:{port}"
         log(f"{name}: {args.warm_up} s of warm-up load on pid {pid}")
         wrk(url, args.warm_up)

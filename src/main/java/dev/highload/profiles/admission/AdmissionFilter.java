@@ -4,11 +4,9 @@ import java.io.IOException;
 import java.util.Optional;
 
 import dev.highload.profiles.problem.Problems;
-import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
-import jakarta.servlet.ServletRequest;
-import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpFilter;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
@@ -30,7 +28,7 @@ import org.springframework.http.HttpHeaders;
  * but that module has never been published to Maven Central (only the javax
  * concurrency-limits-servlet, last at 0.4.1); this one wraps the published core.
  */
-class AdmissionFilter implements Filter {
+class AdmissionFilter extends HttpFilter {
 
 	static final String DETAIL = "The service is at capacity; retry after the time in Retry-After";
 
@@ -41,13 +39,8 @@ class AdmissionFilter implements Filter {
 	}
 
 	@Override
-	public void doFilter(ServletRequest servletRequest, ServletResponse servletResponse, FilterChain chain)
+	protected void doFilter(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws IOException, ServletException {
-		if (!(servletRequest instanceof HttpServletRequest request)
-				|| !(servletResponse instanceof HttpServletResponse response)) {
-			chain.doFilter(servletRequest, servletResponse);
-			return;
-		}
 		Optional<AdmissionControl.Admission> admitted = this.control.admit(request);
 		if (admitted.isEmpty()) {
 			refuse(request, response);

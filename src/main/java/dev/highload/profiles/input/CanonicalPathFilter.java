@@ -4,11 +4,9 @@ import java.io.IOException;
 
 import dev.highload.profiles.problem.Problems;
 import jakarta.servlet.DispatcherType;
-import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
-import jakarta.servlet.ServletRequest;
-import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpFilter;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
@@ -31,19 +29,18 @@ import org.springframework.stereotype.Component;
 // checked there.
 @FilterRegistration(order = Ordered.HIGHEST_PRECEDENCE + 4,
 		dispatcherTypes = { DispatcherType.REQUEST, DispatcherType.ASYNC })
-class CanonicalPathFilter implements Filter {
+class CanonicalPathFilter extends HttpFilter {
 
 	@Override
-	public void doFilter(ServletRequest servletRequest, ServletResponse servletResponse, FilterChain chain)
+	protected void doFilter(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws IOException, ServletException {
-		if (servletRequest instanceof HttpServletRequest request
-				&& servletResponse instanceof HttpServletResponse response && !canonical(request.getRequestURI())) {
+		if (!canonical(request.getRequestURI())) {
 			request.setAttribute(Problems.DETAIL_ATTRIBUTE,
 					"The request path must be written plainly: no ';', '%' escapes, empty or dot segments");
 			response.sendError(HttpStatus.BAD_REQUEST.value());
 			return;
 		}
-		chain.doFilter(servletRequest, servletResponse);
+		chain.doFilter(request, response);
 	}
 
 	/**

@@ -16,13 +16,11 @@ import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
 import jakarta.servlet.DispatcherType;
-import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.ServletInputStream;
-import jakarta.servlet.ServletRequest;
-import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpFilter;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
@@ -53,7 +51,7 @@ import org.springframework.http.HttpHeaders;
  * both too. Where the container cannot start asynchronous mode, the body is read with the
  * thread, within the same size limit.
  */
-class RequestBodyFilter implements Filter {
+class RequestBodyFilter extends HttpFilter {
 
 	/** The body read whole, for the dispatch that follows it. */
 	static final String BODY_ATTRIBUTE = RequestBodyFilter.class.getName() + ".body";
@@ -77,13 +75,8 @@ class RequestBodyFilter implements Filter {
 	}
 
 	@Override
-	public void doFilter(ServletRequest servletRequest, ServletResponse servletResponse, FilterChain chain)
+	protected void doFilter(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws IOException, ServletException {
-		if (!(servletRequest instanceof HttpServletRequest request)
-				|| !(servletResponse instanceof HttpServletResponse response)) {
-			chain.doFilter(servletRequest, servletResponse);
-			return;
-		}
 		if (request.getDispatcherType() == DispatcherType.ASYNC) {
 			if (request.getAttribute(BODY_ATTRIBUTE) instanceof byte[] body) {
 				request.removeAttribute(BODY_ATTRIBUTE);

@@ -6,11 +6,9 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Pattern;
 
 import jakarta.servlet.DispatcherType;
-import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
-import jakarta.servlet.ServletRequest;
-import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpFilter;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.slf4j.MDC;
@@ -31,7 +29,7 @@ import org.springframework.stereotype.Component;
 // forwards and includes, which this service does not make.
 @FilterRegistration(order = Ordered.HIGHEST_PRECEDENCE,
 		dispatcherTypes = { DispatcherType.REQUEST, DispatcherType.ASYNC, DispatcherType.ERROR })
-public class RequestIdFilter implements Filter {
+public class RequestIdFilter extends HttpFilter {
 
 	public static final String HEADER = "X-Request-Id";
 
@@ -40,13 +38,8 @@ public class RequestIdFilter implements Filter {
 	private static final Pattern ACCEPTED = Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
 	@Override
-	public void doFilter(ServletRequest servletRequest, ServletResponse servletResponse, FilterChain chain)
+	protected void doFilter(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws IOException, ServletException {
-		if (!(servletRequest instanceof HttpServletRequest request)
-				|| !(servletResponse instanceof HttpServletResponse response)) {
-			chain.doFilter(servletRequest, servletResponse);
-			return;
-		}
 		// The dispatch that follows a body read whole (RequestBodyFilter) keeps the id.
 		String id = (request.getAttribute(ATTRIBUTE) instanceof String given) ? given : request.getHeader(HEADER);
 		if (id == null || !ACCEPTED.matcher(id).matches()) {

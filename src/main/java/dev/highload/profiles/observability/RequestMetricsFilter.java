@@ -10,11 +10,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.http.Outcome;
 import jakarta.servlet.DispatcherType;
-import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
-import jakarta.servlet.ServletRequest;
-import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpFilter;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
@@ -48,7 +46,7 @@ import org.springframework.web.servlet.HandlerMapping;
 // dispatch that follows its body.
 @FilterRegistration(order = Ordered.HIGHEST_PRECEDENCE + 2,
 		dispatcherTypes = { DispatcherType.REQUEST, DispatcherType.ASYNC })
-class RequestMetricsFilter implements Filter {
+class RequestMetricsFilter extends HttpFilter {
 
 	static final String METER = "http.server.requests";
 
@@ -73,11 +71,10 @@ class RequestMetricsFilter implements Filter {
 	}
 
 	@Override
-	public void doFilter(ServletRequest servletRequest, ServletResponse servletResponse, FilterChain chain)
+	protected void doFilter(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws IOException, ServletException {
-		if (this.registry == null || !(servletRequest instanceof HttpServletRequest request)
-				|| !(servletResponse instanceof HttpServletResponse response)) {
-			chain.doFilter(servletRequest, servletResponse);
+		if (this.registry == null) {
+			chain.doFilter(request, response);
 			return;
 		}
 		long start = System.nanoTime();
