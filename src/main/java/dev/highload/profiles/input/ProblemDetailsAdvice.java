@@ -33,6 +33,7 @@ import org.springframework.validation.FieldError;
 import org.springframework.web.HttpRequestMethodNotSupportedException;
 import org.springframework.web.bind.MethodArgumentNotValidException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.context.request.NativeWebRequest;
@@ -204,6 +205,10 @@ class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
 		RequestParam requestParam = parameter.getParameterAnnotation(RequestParam.class);
 		if (requestParam != null && !requestParam.name().isEmpty()) {
 			return requestParam.name();
+		}
+		PathVariable pathVariable = parameter.getParameterAnnotation(PathVariable.class);
+		if (pathVariable != null && !pathVariable.name().isEmpty()) {
+			return pathVariable.name();
 		}
 		return (parameter.getParameterName() != null) ? parameter.getParameterName() : "argument";
 	}

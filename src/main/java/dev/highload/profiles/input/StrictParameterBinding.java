@@ -1,17 +1,22 @@
 package dev.highload.profiles.input;
 
 import java.beans.PropertyEditorSupport;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 import java.util.regex.Pattern;
 
 import org.springframework.beans.PropertyEditorRegistrar;
 import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.format.support.FormattingConversionService;
 import org.springframework.validation.Validator;
 import org.springframework.web.bind.support.ConfigurableWebBindingInitializer;
+import org.springframework.web.method.support.HandlerMethodArgumentResolver;
+import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter;
 
 /**
  * Path variables and query parameters are read in one spelling only, as the OpenAPI
@@ -25,7 +30,9 @@ import org.springframework.web.bind.support.ConfigurableWebBindingInitializer;
  * </ul>
  * Other spellings are 400 like any other malformed value. Property editors, not
  * converters: when a converter refuses a value, the binder falls back to its default
- * editors, and the default ones are the lenient readers above.
+ * editors, and the default ones are the lenient readers above. An id in the path skips
+ * the binder altogether: {@link CanonicalUuidPathVariables} reads it in the same
+ * spelling.
  * <p>
  * The editors are registered by the binding initializer every data binder starts from
  * (Spring Boot uses a {@link ConfigurableWebBindingInitializer} bean when there is one),
@@ -49,6 +56,30 @@ class StrictParameterBinding {
 		initializer.setValidator(validator);
 		initializer.setPropertyEditorRegistrar(strictEditors());
 		return initializer;
+	}
+
+	/**
+	 * Puts {@link CanonicalUuidPathVariables} before Spring MVC's own resolvers, where
+	 * {@code WebMvcConfigurer#addArgumentResolvers} cannot: those come after the built-in
+	 * ones, and the built-in path variable resolver would take every
+	 * {@code @PathVariable}.
+	 */
+	@Bean
+	static BeanPostProcessor uuidPathVariablesFirst() {
+		return new BeanPostProcessor() {
+
+			@Override
+			public Object postProcessAfterInitialization(Object bean, String beanName) {
+				if (bean instanceof RequestMappingHandlerAdapter adapter && adapter.getArgumentResolvers() != null) {
+					List<HandlerMethodArgumentResolver> resolvers = new ArrayList<>();
+					resolvers.add(new CanonicalUuidPathVariables());
+					resolvers.addAll(adapter.getArgumentResolvers());
+					adapter.setArgumentResolvers(resolvers);
+				}
+				return bean;
+			}
+
+		};
 	}
 
 	static PropertyEditorRegistrar strictEditors() {

@@ -33,6 +33,8 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.servlet.mvc.method.annotation.PathVariableMethodArgumentResolver;
+import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -61,6 +63,9 @@ class WebInputRulesTests {
 
 	@Autowired
 	MockMvcTester mvc;
+
+	@Autowired
+	RequestMappingHandlerAdapter adapter;
 
 	@Test
 	void strictJsonReadsEachValueAsItsTypeSaysAndEachKeyOnce() {
@@ -152,6 +157,27 @@ class WebInputRulesTests {
 		}
 		// An escaped path never reaches the binding (CanonicalPathFilter).
 		assertThat(this.mvc.get().uri(URI.create("/probe/%7B" + ID + "%7D"))).hasStatus(400);
+		// Path variables named in their annotation, either way.
+		String other = UUID.randomUUID().toString();
+		assertThat(this.mvc.get().uri("/probe/{id}/{other}", ID, other)).hasStatus(200)
+			.bodyText()
+			.isEqualTo(ID + " " + other);
+		assertThat(problem(this.mvc.get().uri(URI.create("/probe/" + ID + "/1-1-1-1-1")).exchange()))
+			.startsWith("400 second: must be a valid UUID");
+		// A query parameter goes through the binder and its strict editor.
+		assertThat(this.mvc.get().uri("/probe/{id}?after={after}", ID, other)).hasStatus(200);
+		assertThat(problem(this.mvc.get().uri("/probe/{id}?after=1-1-1-1-1", ID).exchange()))
+			.startsWith("400 after: must be a valid UUID");
+	}
+
+	@Test
+	void anIdInThePathIsReadWithoutADataBinder() {
+		// StrictParameterBinding puts CanonicalUuidPathVariables before Spring MVC's own
+		// path variable resolver, which would otherwise take every @PathVariable.
+		List<Class<?>> order = this.adapter.getArgumentResolvers().stream().<Class<?>>map(Object::getClass).toList();
+		assertThat(order).contains(CanonicalUuidPathVariables.class, PathVariableMethodArgumentResolver.class);
+		assertThat(order.indexOf(CanonicalUuidPathVariables.class))
+			.isLessThan(order.indexOf(PathVariableMethodArgumentResolver.class));
 	}
 
 	@Test
@@ -264,8 +290,14 @@ class WebInputRulesTests {
 
 		@GetMapping("/probe/{id}")
 		String get(@PathVariable UUID id, @RequestParam(defaultValue = "1") int limit,
-				@RequestParam(name = "name", required = false) @CodePointLength(min = 1, max = 3) String name) {
+				@RequestParam(name = "name", required = false) @CodePointLength(min = 1, max = 3) String name,
+				@RequestParam(required = false) UUID after) {
 			return "ok";
+		}
+
+		@GetMapping("/probe/{first}/{second}")
+		String pair(@PathVariable("first") UUID one, @PathVariable(name = "second") UUID two) {
+			return one + " " + two;
 		}
 
 		@GetMapping("/probe/xml")
