@@ -15,7 +15,7 @@ import org.springframework.context.annotation.Configuration;
 /**
  * What the OpenAPI document says of consistency tokens: the header of each
  * {@link ConsistentRead} operation, the body of a {@link Positioned} or {@link Written}
- * as its value alone (what {@link ConsistencyTokenAdvice} writes), and no parameter for
+ * as its value alone (what {@link ConsistencyTokenAnswers} writes), and no parameter for
  * {@link AtLeast}, which the request's header or cookie gives.
  */
 @Configuration(proxyBeanMethods = false)

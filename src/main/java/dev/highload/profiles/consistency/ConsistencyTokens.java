@@ -38,7 +38,7 @@ import org.springframework.http.ResponseCookie;
  * as opaque.
  * <p>
  * No handler calls this class: {@link AtLeastResolver} gives a {@link ConsistentRead}
- * handler the position its request requires, and {@link ConsistencyTokenAdvice} answers
+ * handler the position its request requires, and {@link ConsistencyTokenAnswers} answers
  * the position of what it returned.
  */
 public final class ConsistencyTokens {

@@ -17,7 +17,7 @@ import java.lang.annotation.Target;
  * <li>A write returns a {@link Written}: its position is answered in the header and the
  * cookie.</li>
  * </ul>
- * {@link ConsistencyTokenAdvice} writes the answer and the value alone as the body; the
+ * {@link ConsistencyTokenAnswers} writes the answer and the value alone as the body; the
  * OpenAPI document describes the header for each such operation
  * ({@link ConsistencyTokenDocumentation}).
  */

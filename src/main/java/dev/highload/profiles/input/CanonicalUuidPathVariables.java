@@ -2,6 +2,7 @@ package dev.highload.profiles.input;
 
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 
 import org.springframework.core.MethodParameter;
 import org.springframework.web.bind.MissingPathVariableException;
@@ -26,6 +27,9 @@ import org.springframework.web.servlet.HandlerMapping;
  */
 final class CanonicalUuidPathVariables implements HandlerMethodArgumentResolver {
 
+	/** Per parameter, the variable's name: read from its annotation once. */
+	private final Map<MethodParameter, String> names = new ConcurrentHashMap<>();
+
 	@Override
 	public boolean supportsParameter(MethodParameter parameter) {
 		return parameter.getParameterType() == UUID.class && parameter.hasParameterAnnotation(PathVariable.class);
@@ -34,7 +38,7 @@ final class CanonicalUuidPathVariables implements HandlerMethodArgumentResolver 
 	@Override
 	public UUID resolveArgument(MethodParameter parameter, ModelAndViewContainer mavContainer,
 			NativeWebRequest webRequest, WebDataBinderFactory binderFactory) throws MissingPathVariableException {
-		String name = name(parameter);
+		String name = this.names.computeIfAbsent(parameter, CanonicalUuidPathVariables::name);
 		@SuppressWarnings("unchecked")
 		Map<String, String> variables = (Map<String, String>) webRequest
 			.getAttribute(HandlerMapping.URI_TEMPLATE_VARIABLES_ATTRIBUTE, RequestAttributes.SCOPE_REQUEST);

@@ -16,6 +16,7 @@ import dev.highload.profiles.database.DatabaseFailures;
 import dev.highload.profiles.routing.Positioned;
 import dev.highload.profiles.routing.WalPosition;
 import dev.highload.profiles.input.ProblemOutcome;
+import dev.highload.profiles.consistency.ConsistencyTokens;
 import dev.highload.profiles.consistency.TestConsistencyTokens;
 import dev.highload.profiles.input.UnstorableText;
 import dev.highload.profiles.input.WebProperties;
@@ -33,6 +34,7 @@ import org.springframework.context.annotation.ComponentScan;
 import org.springframework.context.annotation.FilterType;
 import org.springframework.context.annotation.Import;
 import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.bean.override.mockito.MockitoBean;
 import org.springframework.test.web.servlet.assertj.MockMvcTester;
@@ -67,6 +69,9 @@ class UserControllerTests {
 
 	@MockitoBean
 	UserService users;
+
+	@Autowired
+	ConsistencyTokens consistencyTokens;
 
 	@BeforeEach
 	void positionAfterWrite() {
@@ -349,6 +354,30 @@ class UserControllerTests {
 		given(this.users.get(eq(id), any()))
 			.willReturn(positioned(new UserProfile(id.toString(), "A", "B", "1990-01-01", null, null)));
 		assertThat(this.mvc.get().uri("/user/{id}", "0190F3C2-7B1E-7A3D-9C4E-1234567890AB")).hasStatus(200);
+	}
+
+	/**
+	 * A read answers the position it saw as a token and its value alone as the body, at
+	 * both paths of a profile and in a search, whose own headers stay.
+	 */
+	@Test
+	void aReadAnswersItsPositionAndItsValueAlone() {
+		UUID id = UUID.randomUUID();
+		UserProfile profile = new UserProfile(id.toString(), "A", "B", "1990-01-01", null, null);
+		given(this.users.get(eq(id), any())).willReturn(positioned(profile));
+		given(this.users.search(any(), any())).willReturn(positioned(List.of(EncodedProfile.of(profile))));
+		for (String path : List.of("/user/" + id, "/user/get/" + id, "/user/search?first_name=A&last_name=B&limit=1")) {
+			MvcTestResult result = this.mvc.get().uri(path).exchange();
+			assertThat(result).as(path).hasStatus(200).hasContentType(MediaType.APPLICATION_JSON);
+			assertThat(this.consistencyTokens.offset(result.getResponse().getHeader(ConsistencyTokens.HEADER))).as(path)
+				.isEqualTo(0x16B3748L);
+			String body = path.contains("search") ? "$[0]" : "$";
+			assertThat(result).as(path).bodyJson().extractingPath(body + ".id").isEqualTo(id.toString());
+			assertThat(result).as(path).bodyJson().extractingPath(body + ".first_name").isEqualTo("A");
+			assertThat(result).as(path).bodyJson().doesNotHavePath("$.value").doesNotHavePath("$.seen");
+		}
+		assertThat(this.mvc.get().uri("/user/search?first_name=A&last_name=B&limit=1")).headers()
+			.containsHeader(HttpHeaders.LINK);
 	}
 
 	@Test
