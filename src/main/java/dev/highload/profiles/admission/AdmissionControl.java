@@ -16,6 +16,7 @@ import com.netflix.concurrency.limits.limiter.LifoBlockingLimiter;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import jakarta.servlet.http.HttpServletRequest;
 
@@ -25,41 +26,55 @@ import org.springframework.stereotype.Component;
 
 /**
  * The limit on API requests running at once, and the decision for each request: run it
- * now, or refuse it. The limit follows one objective, the p99 latency the service
- * promises ({@code app.admission.objective}): {@link ObjectiveLimit}, additive increase
- * and multiplicative decrease over windows of at least {@value #WINDOW_MILLIS} ms of
- * Netflix concurrency-limits, fed with each window's p99 read time. It starts at
- * {@code max-limit}; while that p99 stays within half the objective it grows by one each
- * window, back to {@code max-limit}; once it passes, it falls by a tenth each window,
- * down to {@code min-limit}. Half, because the time measured here starts when the request
- * reaches this class: the rest of a client's wait, in the kernel, in Tomcat's queue and
- * for a core, is not visible here and gets the other half.
+ * now, or refuse it. Both follow one objective, the p99 latency the service promises
+ * ({@code app.admission.objective}).
  * <p>
- * So the limit refuses only when the objective is threatened, not whenever the machine is
- * busy: a busy machine that still answers within the objective keeps its limit. (The
- * Vegas algorithm this replaces took any rise of the latency over its fastest window for
- * queueing, and on a 2-core machine shared with its load generator refused at half the
- * machine's capacity.)
+ * First the wait before it, judged from arrival: the time since Tomcat handed the request
+ * to its threads ({@link RequestThreads}), which is where requests queue when more arrive
+ * than the service serves. A read that has already waited longer than it may is refused
+ * at once, for the cost of a refusal: a fifth of the objective in a burst, a tenth of it
+ * once the queue stands (every wait longer than a tenth for {@value #CONGESTION_MILLIS}
+ * ms in a row; it stands until no wait has been that long for as long again). This is the
+ * controlled delay of Facebook's "Fail at Scale" on Tomcat's queue. A fifth and not more,
+ * because on a machine whose cores are saturated a request also waits where the service
+ * cannot time it (the kernel, Tomcat's poller, the load generator's own threads): allowed
+ * half the objective, the answers' p99 as the clients saw it past capacity was 58-63 ms;
+ * allowed a fifth, 26-32 ms. Without this rule the queue grew to seconds past capacity in
+ * front of a limit that saw none of it and refused nothing (docs/reports/overload.md,
+ * "Judged from arrival").
+ * <p>
+ * Then the limit: {@link ObjectiveLimit}, additive increase and multiplicative decrease
+ * over windows of at least {@value #WINDOW_MILLIS} ms of Netflix concurrency-limits, fed
+ * with each window's p99 read time from this class on. It starts at {@code max-limit};
+ * while that p99 stays within half the objective it grows by one each window, back to
+ * {@code max-limit}; once it passes, it falls by a tenth each window, down to
+ * {@code min-limit}. So the limit refuses only when the objective is threatened, not
+ * whenever the machine is busy. (The Vegas algorithm it replaced took any rise of the
+ * latency over its fastest window for queueing, and on a 2-core machine shared with its
+ * load generator refused at half the machine's capacity.)
  * <p>
  * A request over the limit may wait for a place, the newest first (the library's LIFO
- * blocking limiter), for as long as the controlled delay of Facebook's "Fail at Scale"
- * allows: the objective while the limit has had room within the last 300 ms, so that a
- * burst (the requests that arrived during a pause of the collector or of the machine) is
- * served rather than refused; a tenth of it once the limit has been full for longer, when
- * more arrive than the service serves, so that the excess is refused in milliseconds. At
+ * blocking limiter), by the same rule on the limit: a fifth of the objective while the
+ * limit has had room within the last {@value #CONGESTION_MILLIS} ms, so that a burst (the
+ * requests that arrived during a pause of the collector or of the machine) is served
+ * rather than refused; a tenth of it once the limit has been full for longer, when more
+ * arrive than the service serves; in either case less the time it waited for a thread. At
  * most {@code waiting-max} wait; one that finds no place in time is refused.
  * <p>
  * Three partitions share the limit. Past it, a request is refused only when its own
  * partition has used up its share, so a flood of reads cannot take the room kept for
  * registrations ({@code app.admission.registration-share}) and logins
  * ({@code login-share}), nor a flood of logins the registrations' room; reads are the
- * ones refused first. Only the reads teach the limit: a write's Argon2 hash takes tens of
- * milliseconds by design and would read as congestion; writes have their own bound, the
- * hashing queue. A read answered 503 (the database could not serve it in time) counts as
- * dropped, and brings the limit down as a missed objective does.
+ * ones refused first, and only reads are refused for their wait for a thread. Only the
+ * reads teach the limit: a write's Argon2 hash takes tens of milliseconds by design and
+ * would read as congestion; writes have their own bound, the hashing queue. A read
+ * answered 503 (the database could not serve it in time) counts as dropped, and brings
+ * the limit down as a missed objective does.
  * <p>
  * Meters: those of {@link LimiterMeters}, {@code admission.running} (requests admitted
- * and not finished) and {@code admission.shed} (refused requests, by partition).
+ * and not finished), {@code admission.shed} (refused requests, by partition),
+ * {@code admission.late} (the reads among them refused for their wait for a thread) and
+ * {@code admission.queued} (how long each API request waited for a thread).
  */
 @Component
 public class AdmissionControl {
@@ -97,6 +112,8 @@ public class AdmissionControl {
 	private static final long CONGESTION_NANOS = TimeUnit.MILLISECONDS.toNanos(CONGESTION_MILLIS);
 
 	private static final long ROOM_RESOLUTION_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+	private static final long SHORT = Long.MIN_VALUE;
 
 	/** Who gets a share of the limit. */
 	enum Partition {
@@ -152,17 +169,46 @@ public class AdmissionControl {
 	private final AdmissionProperties properties;
 
 	/** The limit and its partitions, asked with the request's partition. */
-	private final AbstractLimiter<Partition> limiter;
+	private final AbstractLimiter<Ask> limiter;
 
 	/** The same, with the short wait for a place in front of it. */
-	private final Limiter<Partition> waiting;
+	private final Limiter<Ask> waiting;
 
 	private final Map<Partition, Counter> shed = new EnumMap<>(Partition.class);
 
+	private final Counter late;
+
+	private final Timer queued;
+
 	private final LongSupplier nanoClock;
+
+	/**
+	 * A wait for a thread or for a place this short is no queue: a tenth of the
+	 * objective.
+	 */
+	private final long shortWaitNanos;
+
+	/** The longest a request may wait in a burst: a fifth of the objective. */
+	private final long burstWaitNanos;
 
 	/** When a request last found room under the limit. */
 	private volatile long lastRoom;
+
+	/**
+	 * Since when every request has reached this class after more than a short wait for a
+	 * thread, or {@link #SHORT} while the last one's wait was short. An idle service has
+	 * no queue: the first requests after a quiet spell are a burst, not a standing queue.
+	 */
+	private volatile long longWaitsSince = SHORT;
+
+	/**
+	 * Whether the queue stands: waits have been long for {@value #CONGESTION_MILLIS} ms
+	 * in a row. It stands until no wait has been long for as long again.
+	 */
+	private volatile boolean standing;
+
+	/** When a request last reached this class after a long wait for a thread. */
+	private volatile long lastLongWait;
 
 	@Autowired
 	AdmissionControl(AdmissionProperties properties, ObjectProvider<MeterRegistry> registry) {
@@ -179,12 +225,14 @@ public class AdmissionControl {
 	AdmissionControl(AdmissionProperties properties, MeterRegistry registry, LongSupplier nanoClock) {
 		this.properties = properties;
 		this.nanoClock = nanoClock;
+		this.shortWaitNanos = properties.objective().toNanos() / 10;
+		this.burstWaitNanos = properties.objective().toNanos() / 5;
 		this.lastRoom = nanoClock.getAsLong();
 		this.limiter = limiter(properties, new LimiterMeters(registry), nanoClock);
 		this.waiting = (properties.waitingMax() == 0) ? this.limiter
 				: LifoBlockingLimiter.newBuilder(this.limiter)
 					.backlogSize(properties.waitingMax())
-					.backlogTimeout((partition) -> waitMillis(), TimeUnit.MILLISECONDS)
+					.backlogTimeout(this::waitMillis, TimeUnit.MILLISECONDS)
 					.build();
 		for (Partition partition : Partition.values()) {
 			this.shed.put(partition,
@@ -193,12 +241,18 @@ public class AdmissionControl {
 						.tag("partition", partition.tag)
 						.register(registry));
 		}
+		this.late = Counter.builder(LimiterMeters.PREFIX + "late")
+			.description("Reads refused with 503 for the time they had waited for a request thread")
+			.register(registry);
+		this.queued = Timer.builder(LimiterMeters.PREFIX + "queued")
+			.description("How long API requests waited for a request thread before admission")
+			.register(registry);
 		Gauge.builder(LimiterMeters.PREFIX + "running", this.limiter, AbstractLimiter::getInflight)
 			.description("API requests admitted and not yet answered")
 			.register(registry);
 	}
 
-	private static AbstractLimiter<Partition> limiter(AdmissionProperties properties, LimiterMeters meters,
+	private static AbstractLimiter<Ask> limiter(AdmissionProperties properties, LimiterMeters meters,
 			LongSupplier nanoClock) {
 		ObjectiveLimit objective = new ObjectiveLimit(properties.objective().toNanos() / 2, properties.minLimit(),
 				properties.maxLimit());
@@ -208,32 +262,50 @@ public class AdmissionControl {
 			.windowSize(WINDOW_MIN_READS)
 			.sampleWindowFactory(PercentileSampleWindowFactory.of(0.99, WINDOW_MAX_READS))
 			.build(objective);
-		Limiter<Partition> built = new PartitionedBuilder().named(NAME)
+		Limiter<Ask> built = new PartitionedBuilder().named(NAME)
 			.limit(limit)
 			.nanoClock(nanoClock)
 			.metricRegistry(meters)
-			.partitionResolver(Partition::tag)
+			.partitionResolver((ask) -> ask.partition().tag())
 			.partition(Partition.REGISTRATIONS.tag, properties.registrationShare())
 			.partition(Partition.LOGINS.tag, properties.loginShare())
 			.partition(Partition.READS.tag, 1 - properties.registrationShare() - properties.loginShare())
 			.build();
-		return (AbstractLimiter<Partition>) built;
+		return (AbstractLimiter<Ask>) built;
+	}
+
+	/**
+	 * @param request an API request about to run, on the request thread that took it from
+	 * Tomcat's queue
+	 * @return its admission, or empty when it must be refused: it waited too long for a
+	 * thread, or it is over the limit; the call may wait a few milliseconds for a place
+	 */
+	public Optional<Admission> admit(HttpServletRequest request) {
+		long since = RequestThreads.takeQueuedSince();
+		return admit(request, (since == RequestThreads.NONE) ? 0 : Math.max(0, this.nanoClock.getAsLong() - since));
 	}
 
 	/**
 	 * @param request an API request about to run
-	 * @return its admission, or empty when it is over the limit and must be refused; the
-	 * call may wait up to {@code app.admission.max-wait} for a place
+	 * @param waited how long it waited for a thread, in nanoseconds (0 when not known)
+	 * @return as {@link #admit(HttpServletRequest)}
 	 */
-	public Optional<Admission> admit(HttpServletRequest request) {
+	Optional<Admission> admit(HttpServletRequest request, long waited) {
 		if (!this.properties.enabled()) {
 			return Optional.of(UNLIMITED);
 		}
 		Partition partition = Partition.of(request);
-		if (this.limiter.getInflight() < this.limiter.getLimit()) {
-			noteRoom();
+		long now = this.nanoClock.getAsLong();
+		this.queued.record(waited, TimeUnit.NANOSECONDS);
+		if (tooLate(partition, waited, now)) {
+			this.late.increment();
+			this.shed.get(partition).increment();
+			return Optional.empty();
 		}
-		Optional<Limiter.Listener> listener = this.waiting.acquire(partition);
+		if (this.limiter.getInflight() < this.limiter.getLimit()) {
+			noteRoom(now);
+		}
+		Optional<Limiter.Listener> listener = this.waiting.acquire(new Ask(partition, waited));
 		if (listener.isEmpty()) {
 			this.shed.get(partition).increment();
 			return Optional.empty();
@@ -242,28 +314,57 @@ public class AdmissionControl {
 	}
 
 	/**
+	 * Whether a read waited longer for a thread than it may: a fifth of the objective in
+	 * a burst, a tenth of it while the queue stands. Registrations and logins are not
+	 * refused for their wait: they keep their shares of the limit, and a flood of reads
+	 * that fills the queue is refused in front of them.
+	 */
+	private boolean tooLate(Partition partition, long waited, long now) {
+		if (waited <= this.shortWaitNanos) {
+			if (this.longWaitsSince != SHORT && (!this.standing || now - this.lastLongWait > CONGESTION_NANOS)) {
+				this.longWaitsSince = SHORT;
+				this.standing = false;
+			}
+			return false;
+		}
+		if (now - this.lastLongWait > ROOM_RESOLUTION_NANOS) {
+			this.lastLongWait = now;
+		}
+		long since = this.longWaitsSince;
+		if (since == SHORT) {
+			this.longWaitsSince = now;
+			since = now;
+		}
+		else if (!this.standing && now - since > CONGESTION_NANOS) {
+			this.standing = true;
+		}
+		return partition == Partition.READS && waited > (this.standing ? this.shortWaitNanos : this.burstWaitNanos);
+	}
+
+	/**
 	 * Notes that a request found room under the limit. The time is written at most once a
 	 * millisecond: every request with room would otherwise write the same shared field,
 	 * and the congestion it feeds is judged over {@value #CONGESTION_MILLIS} ms.
 	 */
-	private void noteRoom() {
-		long now = this.nanoClock.getAsLong();
+	private void noteRoom(long now) {
 		if (now - this.lastRoom > ROOM_RESOLUTION_NANOS) {
 			this.lastRoom = now;
 		}
 	}
 
 	/**
-	 * How long a request over the limit waits for a place: the objective while the limit
-	 * has had room within the last {@value #CONGESTION_MILLIS} ms (a burst, such as the
-	 * requests that piled up during a pause, which the running ones drain in a moment: a
-	 * few late answers do not move a p99, refusals would be failures), a tenth of it once
-	 * it has been full all that time (a standing queue: more arrive than the service
-	 * serves, and waiting longer would only make every answer later).
+	 * How long a request over the limit waits for a place: a fifth of the objective while
+	 * the limit has had room within the last {@value #CONGESTION_MILLIS} ms (a burst,
+	 * such as the requests that piled up during a pause, which the running ones drain in
+	 * a moment: a few late answers do not move a p99, refusals would be failures), a
+	 * tenth of it once it has been full all that time (a standing queue: more arrive than
+	 * the service serves, and waiting longer would only make every answer later); less,
+	 * in either case, the time it already waited for a thread.
 	 */
-	private long waitMillis() {
+	private long waitMillis(Ask ask) {
 		boolean congested = this.nanoClock.getAsLong() - this.lastRoom > CONGESTION_NANOS;
-		return (congested ? this.properties.objective().dividedBy(10) : this.properties.objective()).toMillis();
+		long patience = congested ? this.shortWaitNanos : this.burstWaitNanos;
+		return TimeUnit.NANOSECONDS.toMillis(Math.max(0, patience - ask.waited()));
 	}
 
 	/** Whole seconds for the refusal's {@code Retry-After}. */
@@ -277,6 +378,14 @@ public class AdmissionControl {
 
 	int running() {
 		return this.limiter.getInflight();
+	}
+
+	/**
+	 * What the limiter is asked with: the request's partition, and how long it waited for
+	 * a thread.
+	 */
+	private record Ask(Partition partition, long waited) {
+
 	}
 
 	private record Running(Limiter.Listener listener, Partition partition) implements Admission {
@@ -302,8 +411,7 @@ public class AdmissionControl {
 	}
 
 	/** The library's partitioned limiter, for requests. */
-	private static final class PartitionedBuilder
-			extends AbstractPartitionedLimiter.Builder<PartitionedBuilder, Partition> {
+	private static final class PartitionedBuilder extends AbstractPartitionedLimiter.Builder<PartitionedBuilder, Ask> {
 
 		@Override
 		protected PartitionedBuilder self() {

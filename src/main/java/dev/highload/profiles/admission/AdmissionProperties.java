@@ -14,12 +14,14 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param enabled off: every request runs, however many are running already
  * @param objective the p99 latency the service promises for its reads, the one setting to
  * choose: the limit comes down while the reads' p99 threatens it and grows back while it
- * holds. 50 ms by default: at most a few milliseconds in the service's own work below its
- * capacity, so that a busy machine alone (a garbage collection, the load generator of a
- * test on the same cores) does not read as overload, and short enough that a page making
- * several calls stays quick. A request over the limit waits for a place at most this long
- * while the limit has had room in the last 300 ms (a burst), a tenth of it once the limit
- * has been full longer (overload)
+ * holds, and a read that waited for a request thread longer than a fifth of it (a tenth
+ * while the queue stands) is refused at once. 50 ms by default: at most a few
+ * milliseconds in the service's own work below its capacity, so that a busy machine alone
+ * (a garbage collection, the load generator of a test on the same cores) does not read as
+ * overload, and short enough that a page making several calls stays quick. A request over
+ * the limit waits for a place at most a fifth of it while the limit has had room in the
+ * last 300 ms (a burst), a tenth of it once the limit has been full longer (overload),
+ * less its wait for a thread
  * @param minLimit the lowest the limit falls to while the objective is threatened: about
  * what keeps the machine's cores and the read pools (8 connections a node) busy, so that
  * a limit brought down by a burst still serves at capacity
@@ -29,7 +31,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * a second, well within the objective
  * @param waitingMax how many requests over the limit may wait for a place at most; past
  * that one is refused at once. The newest waiting request gets the next free place (the
- * oldest is the likeliest to have been given up by its client). 200 by default, Tomcat's
+ * oldest is the likeliest to have been given up by its client). 32 by default, Tomcat's
  * threads (server.tomcat.threads.max): the threads are the bound, and a burst waits
  * rather than being refused while the limit is not congested; under congestion each waits
  * a tenth of the objective at most, so the threads turn over fast enough to refuse
@@ -44,7 +46,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  */
 @ConfigurationProperties("app.admission")
 public record AdmissionProperties(@DefaultValue("true") boolean enabled, @DefaultValue("50ms") Duration objective,
-		@DefaultValue("16") int minLimit, @DefaultValue("64") int maxLimit, @DefaultValue("200") int waitingMax,
+		@DefaultValue("16") int minLimit, @DefaultValue("64") int maxLimit, @DefaultValue("32") int waitingMax,
 		@DefaultValue("0.125") double registrationShare, @DefaultValue("0.125") double loginShare,
 		@DefaultValue("1s") Duration retryAfter) {
 

@@ -1,15 +1,13 @@
 package dev.highload.profiles.warmup;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
+import java.net.HttpURLConnection;
 import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -37,10 +35,15 @@ import org.springframework.stereotype.Component;
  * readiness probe, and with it compose's healthcheck, {@code --wait} and HAProxy's check,
  * says "not ready" meanwhile: a cold instance takes no traffic.
  * <p>
- * The requests are the ones a client makes: point reads by id on both paths, searches,
- * and a few unknown ids (their 404 is a path too). The ids are found by searches for
- * common prefixes; on an empty database every id is unknown. No write and no login: a
- * warm-up must leave no row and count no failure against any address.
+ * The requests are the ones a client makes, the way the load simulations make them: each
+ * client opens a connection, sends ten reads on it and closes it, as a user of
+ * GetUserSimulation does, so that accepting, reading and closing connections is compiled
+ * too and not only a keep-alive request (warmed on keep-alive connections alone, a fresh
+ * service refused reads and answered at p99 300 ms in its first minutes of such traffic).
+ * The reads are point reads by id on both paths, searches, and a few unknown ids (their
+ * 404 is a path too). The ids are found by searches for common prefixes; on an empty
+ * database every id is unknown. No write and no login: a warm-up must leave no row and
+ * count no failure against any address.
  * <p>
  * Settled means the compiler used less than {@code app.warm-up.settled} of one core over
  * each of two seconds in a row, after {@code min-time}; {@code max-time} bounds it all.
@@ -145,8 +148,15 @@ class WarmUp implements ApplicationRunner {
 
 	}
 
-	/** The warm-up's client threads, each on a keep-alive connection of its own. */
+	/**
+	 * The warm-up's client threads. They share the JDK's cache of idle HTTP connections;
+	 * after every tenth request each closes one, so that a later request opens a new
+	 * connection.
+	 */
 	private static final class Clients {
+
+		/** The reads a user of the simulations makes on one connection. */
+		private static final int READS_PER_CONNECTION = 10;
 
 		private final URI base;
 
@@ -161,12 +171,6 @@ class WarmUp implements ApplicationRunner {
 		final AtomicLong unexpected = new AtomicLong();
 
 		final AtomicLong failed = new AtomicLong();
-
-		/** One client for all threads: it keeps a connection for each. */
-		private final HttpClient http = HttpClient.newBuilder()
-			.version(HttpClient.Version.HTTP_1_1)
-			.connectTimeout(Duration.ofSeconds(2))
-			.build();
 
 		Clients(URI base, int count) {
 			this.base = base;
@@ -187,20 +191,11 @@ class WarmUp implements ApplicationRunner {
 			for (Thread thread : this.threads) {
 				thread.join(10_000);
 			}
-			// From Java 21 on the client closes, and its selector thread ends at once.
-			if (this.http instanceof AutoCloseable closeable) {
-				try {
-					closeable.close();
-				}
-				catch (Exception ex) {
-					log.debug("Warm-up: closing its HTTP client failed", ex);
-				}
-			}
 		}
 
 		private void run(int client) {
 			for (long i = client; !this.stopped.get(); i++) {
-				send(next(i));
+				send(next(i), (i + 1) % READS_PER_CONNECTION == 0);
 			}
 		}
 
@@ -222,22 +217,31 @@ class WarmUp implements ApplicationRunner {
 			return path + this.ids.get(random.nextInt(this.ids.size()));
 		}
 
-		private void send(String path) {
-			HttpRequest request = HttpRequest.newBuilder(this.base.resolve(path))
-				.timeout(Duration.ofSeconds(5))
-				.header("User-Agent", "user-profiles-warm-up")
-				.build();
+		private void send(String path, boolean last) {
 			try {
-				HttpResponse<String> response = this.http.send(request, HttpResponse.BodyHandlers.ofString());
+				HttpURLConnection connection = (HttpURLConnection) this.base.resolve(path).toURL().openConnection();
+				connection.setConnectTimeout(2000);
+				connection.setReadTimeout(5000);
+				connection.setRequestProperty("User-Agent", "user-profiles-warm-up");
+				int status = connection.getResponseCode();
+				String body;
+				// Read whole, so that the connection goes back to the cache for the next
+				// read.
+				try (InputStream in = (status < 400) ? connection.getInputStream() : connection.getErrorStream()) {
+					body = (in != null) ? new String(in.readAllBytes(), StandardCharsets.UTF_8) : "";
+				}
+				if (last) {
+					// The client closes, as a virtual user does when it ends.
+					connection.disconnect();
+				}
 				this.requests.incrementAndGet();
-				int status = response.statusCode();
 				if (status != 200 && status != 400 && status != 404) {
 					this.unexpected.incrementAndGet();
 				}
 				else if (status == 200 && path.startsWith("/user/search") && this.ids.size() < MAX_IDS) {
 					// One copy of the shared list per answer, not one per id.
 					List<String> found = new ArrayList<>();
-					Matcher id = ID.matcher(response.body());
+					Matcher id = ID.matcher(body);
 					while (id.find() && this.ids.size() + found.size() < MAX_IDS) {
 						found.add(id.group(1));
 					}
@@ -247,10 +251,6 @@ class WarmUp implements ApplicationRunner {
 			catch (IOException ex) {
 				this.failed.incrementAndGet();
 				pause();
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				this.stopped.set(true);
 			}
 		}
 

@@ -144,25 +144,90 @@ class AdmissionControlTests {
 	}
 
 	@Test
-	void aBurstWaitsTheObjectiveAndAStandingQueueATenth() {
+	void aBurstWaitsAFifthOfTheObjectiveAndAStandingQueueATenth() {
 		AdmissionControl control = new AdmissionControl(
 				new AdmissionProperties(true, Duration.ofMillis(400), 1, 1, 8, 0.125, 0.125, Duration.ofSeconds(1)),
 				this.registry, this.now::get);
-		control.admit(get()).orElseThrow();
+		control.admit(get(), 0).orElseThrow();
 
-		// The limit had room 250 ms ago: a burst, which may wait the objective.
+		// The limit had room 250 ms ago: a burst, which may wait a fifth of the
+		// objective.
 		this.now.addAndGet(TimeUnit.MILLISECONDS.toNanos(250));
 		long start = System.nanoTime();
-		assertThat(control.admit(get())).isEmpty();
-		assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(400));
+		assertThat(control.admit(get(), 0)).isEmpty();
+		assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(80));
+
+		// Less the time it already waited for a thread: 50 of its 80 ms.
+		start = System.nanoTime();
+		assertThat(control.admit(get(), TimeUnit.MILLISECONDS.toNanos(50))).isEmpty();
+		assertThat(System.nanoTime() - start).isBetween(TimeUnit.MILLISECONDS.toNanos(30),
+				TimeUnit.MILLISECONDS.toNanos(75));
 
 		// Full for more than 300 ms: a standing queue, a tenth of the objective.
 		this.now.addAndGet(TimeUnit.MILLISECONDS.toNanos(100));
 		start = System.nanoTime();
-		assertThat(control.admit(get())).isEmpty();
+		assertThat(control.admit(get(), 0)).isEmpty();
 		assertThat(System.nanoTime() - start).isBetween(TimeUnit.MILLISECONDS.toNanos(40),
-				TimeUnit.MILLISECONDS.toNanos(350));
-		assertThat(shed("reads")).isEqualTo(2);
+				TimeUnit.MILLISECONDS.toNanos(75));
+		assertThat(shed("reads")).isEqualTo(3);
+		assertThat(late()).isZero();
+	}
+
+	@Test
+	void aReadThatWaitedForAThreadLongerThanItMayIsRefusedAtOnce() {
+		AdmissionControl control = new AdmissionControl(limits(64, 64), this.registry, this.now::get);
+		this.now.set(TimeUnit.SECONDS.toNanos(10));
+
+		// In a burst a read may have waited a fifth of the objective, 10 ms.
+		assertThat(control.admit(get(), millis(2))).isPresent();
+		assertThat(control.admit(get(), millis(9))).isPresent();
+		assertThat(control.admit(get(), millis(11))).isEmpty();
+		assertThat(late()).isEqualTo(1);
+
+		// Every wait over 5 ms for longer than 300 ms: a standing queue, and a read may
+		// have waited a tenth of the objective.
+		this.now.addAndGet(TimeUnit.MILLISECONDS.toNanos(301));
+		assertThat(control.admit(get(), millis(6))).isEmpty();
+		assertThat(control.admit(get(), millis(9))).isEmpty();
+		assertThat(late()).isEqualTo(3);
+
+		// Registrations and logins are not refused for their wait: they have their
+		// shares.
+		assertThat(control.admit(register(), millis(40))).isPresent();
+		assertThat(control.admit(login(), millis(40))).isPresent();
+
+		// A short wait alone does not end a standing queue: its wait comes and goes.
+		assertThat(control.admit(get(), millis(1))).isPresent();
+		assertThat(control.admit(get(), millis(6))).isEmpty();
+
+		// No long wait for 300 ms: it has drained, and the next wait is a burst again.
+		this.now.addAndGet(TimeUnit.MILLISECONDS.toNanos(301));
+		assertThat(control.admit(get(), millis(1))).isPresent();
+		assertThat(control.admit(get(), millis(9))).isPresent();
+		assertThat(shed("reads")).isEqualTo(4);
+		assertThat(this.registry.get("admission.queued").timer().count()).isEqualTo(11);
+		assertThat(this.registry.get("admission.queued").timer().max(TimeUnit.MILLISECONDS)).isEqualTo(40);
+	}
+
+	@Test
+	void afterAQuietSpellTheFirstWaitsAreABurstNotAStandingQueue() {
+		AdmissionControl control = new AdmissionControl(limits(64, 64), this.registry, this.now::get);
+		this.now.set(TimeUnit.SECONDS.toNanos(10));
+		assertThat(control.admit(get(), millis(8))).isPresent();
+		this.now.addAndGet(TimeUnit.MILLISECONDS.toNanos(200));
+		assertThat(control.admit(get(), millis(8))).isPresent();
+		// Waits over 5 ms for more than 300 ms, with none shorter: a standing queue.
+		this.now.addAndGet(TimeUnit.MILLISECONDS.toNanos(101));
+		assertThat(control.admit(get(), millis(8))).isEmpty();
+		assertThat(late()).isEqualTo(1);
+	}
+
+	private static long millis(long millis) {
+		return TimeUnit.MILLISECONDS.toNanos(millis);
+	}
+
+	private double late() {
+		return this.registry.get("admission.late").counter().count();
 	}
 
 	private static void sleep(long millis) {

@@ -1,5 +1,6 @@
 package dev.highload.profiles.admission;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -15,11 +16,14 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.TestPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The refusal at capacity as a client sees it from the real server: with a limit of one
- * request at a time, a burst of concurrent searches gets some answers and, for the rest,
- * a 503 problem with Retry-After on a connection that closes.
+ * request at a time, a burst of concurrent searches gets a 503 problem with Retry-After
+ * on a connection that closes for those that find no place within half the objective (on
+ * a fresh JVM a search takes tens of milliseconds, so most or all of the burst), and the
+ * service answers again once the burst is over.
  */
 @IntegrationTest
 @TestPropertySource(
@@ -34,6 +38,10 @@ class AdmissionIntegrationTests {
 	@Test
 	void pastTheLimitRequestsAreRefusedAtOnceWithRetryAfter() throws Exception {
 		ApiClient api = new ApiClient(this.port);
+		String search = "/user/search?first_name=a&last_name=b";
+		// A fresh JVM takes long over its first requests, longer than a read may take to
+		// reach admission: those are refused as late, until the path is warm.
+		await().atMost(Duration.ofSeconds(30)).until(() -> api.get(search).status() == 200);
 		List<ApiClient.Response> answers = new ArrayList<>();
 		ExecutorService clients = Executors.newFixedThreadPool(CLIENTS);
 		try {
@@ -42,7 +50,7 @@ class AdmissionIntegrationTests {
 			for (int i = 0; i < CLIENTS; i++) {
 				pending.add(clients.submit(() -> {
 					start.await();
-					return api.get("/user/search?first_name=a&last_name=b");
+					return api.get(search);
 				}));
 			}
 			start.countDown();
@@ -53,7 +61,8 @@ class AdmissionIntegrationTests {
 		finally {
 			clients.shutdownNow();
 		}
-		assertThat(answers).extracting(ApiClient.Response::status).containsOnly(200, 503).contains(200, 503);
+		assertThat(answers).extracting(ApiClient.Response::status).isSubsetOf(200, 503).contains(503);
+		assertThat(api.get(search).status()).as("after the burst").isEqualTo(200);
 		for (ApiClient.Response refused : answers.stream().filter((a) -> a.status() == 503).toList()) {
 			assertThat(refused.headers().firstValue("Retry-After")).hasValue("1");
 			assertThat(refused.headers().firstValue("Connection")).hasValue("close");
