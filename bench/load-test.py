@@ -6,6 +6,8 @@ docker-compose.yml instead: brought up from empty volumes under a project of its
 --seed users by the documented command, the service's container restarted before each run (a fresh
 JVM, as each local run has), taken down with its volumes at the end; results under
 target/load-tests/compose-<simulation>-<users>[-<label>]/ (a profile's service arguments do not apply).
+With --base-url, a server already listening instead (a control of bench/controls reading the replicas of
+a running service's cluster): nothing is started; results under <simulation>-<users>-control[-<label>]/.
 Each run's Gatling statistics, CPU summary and CPU files go to target/load-tests/<simulation>-<users>[-<label>]/run-<n>/, one line per run to runs.csv
 there and the median [min-max] of every figure to medians.md; failed runs are kept. A profile is
 SIMULATION:USERS[:LABEL[:SERVICE_ARGUMENT...]], e.g. GetUserSimulation:250000:primary-only:--app.db.read-from-replicas=false.
@@ -93,6 +95,9 @@ def main():
     parser.add_argument("--gatling-opts", default="", help='more -D options, e.g. "-Dwindow=60 -Dramp=0" for a trial')
     parser.add_argument("--warm-up-max", type=int, default=300, help="seconds of warm-up at most [%(default)s]")
     parser.add_argument("--compose", action="store_true", help="run on docker-compose.yml instead (see above)")
+    parser.add_argument("--base-url", help="a server already listening (a control of bench/controls, on the replicas "
+                                           "of a running service's cluster): nothing is started; results under "
+                                           "<simulation>-<users>-control[-<label>]/")
     parser.add_argument("--env-file", action="append", default=[],
                         help="compose's --env-file, repeatable: docker/local-images.env for the stand-in images")
     parser.add_argument("--seed", type=int, default=1_000_000, help="profiles seeded with --compose [%(default)s]")
@@ -102,6 +107,8 @@ def main():
     if args.runs < 1:
         parser.error("--runs must be positive")
     need("wrk", "psql", *(["docker"] if args.compose else []))
+    if args.compose and args.base_url:
+        parser.error("--compose and --base-url exclude each other")
     if not args.compose and not (ROOT / ".data/user-ids.csv").is_file():
         fail("seed first: ./mvnw spring-boot:run -Dspring-boot.run.arguments=--app.seed.users=1000000", 2)
     if subprocess.run(["./mvnw", "-B", "-ntp", "-q", "package", "-DskipTests", "-Dspring-javaformat.validate.skip=true"],
@@ -125,7 +132,8 @@ def run_profiles(args, compose):
     ids = ["-DidsFile=" + str(compose.ids_file)] if compose else []
     for profile in args.profiles:
         simulation, users, label, service_args = (profile.split(":", 3) + ["", ""])[:4]
-        name = ("compose-" if compose else "") + f"{simulation.lower()}-{users}" + (f"-{label}" if label else "")
+        name = (("compose-" if compose else "") + f"{simulation.lower()}-{users}" + ("-control" if args.base_url else "")
+                + (f"-{label}" if label else ""))
         out = args.out.resolve() / name
         shutil.rmtree(out, ignore_errors=True)
         rows = []
@@ -136,6 +144,8 @@ def run_profiles(args, compose):
             if compose:
                 compose.restart_service()
                 target = contextlib.nullcontext()
+            elif args.base_url:
+                target = contextlib.nullcontext()
             else:
                 target = service(f"{logs}-service.log", ["--app.auth.throttle.registrations-per-address=0",
                                                          *shlex.split(service_args)], java=args.service_java)
@@ -143,11 +153,13 @@ def run_profiles(args, compose):
                 started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
                 calibration = compose.calibrate() if compose else calibrate()
                 log(f"calibration: pgbench point select {calibration} TPS")
-                warm_up(run_out / "warm-up.txt", args.warm_up_max, compose and compose.ids_file)
+                warm_up(run_out / "warm-up.txt", args.warm_up_max, compose and compose.ids_file,
+                        args.base_url or "http://127.0.0.1:8080")
+                base = [f"-DbaseUrl={args.base_url}"] if args.base_url else []
                 with open(f"{logs}-gatling.log", "w") as gatling_log:
-                    status, run = run_gatling(simulation, [f"-Dusers={users}", *ids, *shlex.split(args.gatling_opts)],
+                    status, run = run_gatling(simulation, [f"-Dusers={users}", *ids, *base, *shlex.split(args.gatling_opts)],
                                               gatling_log, args.gatling_java_home)
-                java = service_java()
+                java = "n/a (a server already listening)" if args.base_url else service_java()
                 registrations = registration_rows(Path(f"{logs}-gatling.log"), compose)
             if run is None:
                 fail(f"Gatling left no run directory (log {logs}-gatling.log)")

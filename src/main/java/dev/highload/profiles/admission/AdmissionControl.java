@@ -32,14 +32,9 @@ import org.springframework.stereotype.Component;
  * First the wait before it, judged from arrival: the time since Tomcat handed the request
  * to its threads ({@link RequestThreads}), which is where requests queue when more arrive
  * than the service serves. A read that has already waited longer than it may is refused
- * at once, for the cost of a refusal: a fifth of the objective in a burst, a tenth of it
- * once the queue stands (every wait longer than a tenth for {@value #CONGESTION_MILLIS}
- * ms in a row; it stands until no wait has been that long for as long again). This is the
- * controlled delay of Facebook's "Fail at Scale" on Tomcat's queue. A fifth and not more,
- * because on a machine whose cores are saturated a request also waits where the service
- * cannot time it (the kernel, Tomcat's poller, the load generator's own threads): allowed
- * half the objective, the answers' p99 as the clients saw it past capacity was 58-63 ms;
- * allowed a fifth, 26-32 ms. Without this rule the queue grew to seconds past capacity in
+ * at once, for the cost of a refusal: four fifths of the objective while the queue does
+ * not stand (it could not be answered within the objective anyway), a fifth while it
+ * stands ({@link ThreadWaits}). Without this, past capacity the queue grew to seconds in
  * front of a limit that saw none of it and refused nothing (docs/reports/overload.md,
  * "Judged from arrival").
  * <p>
@@ -73,8 +68,9 @@ import org.springframework.stereotype.Component;
  * <p>
  * Meters: those of {@link LimiterMeters}, {@code admission.running} (requests admitted
  * and not finished), {@code admission.shed} (refused requests, by partition),
- * {@code admission.late} (the reads among them refused for their wait for a thread) and
- * {@code admission.queued} (how long each API request waited for a thread).
+ * {@code admission.late} (the reads among them refused for their wait for a thread),
+ * {@code admission.queued} (how long each API request waited for a thread) and
+ * {@code admission.queue.standing} (1 while the queue stands).
  */
 @Component
 public class AdmissionControl {
@@ -112,8 +108,6 @@ public class AdmissionControl {
 	private static final long CONGESTION_NANOS = TimeUnit.MILLISECONDS.toNanos(CONGESTION_MILLIS);
 
 	private static final long ROOM_RESOLUTION_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-
-	private static final long SHORT = Long.MIN_VALUE;
 
 	/** Who gets a share of the limit. */
 	enum Partition {
@@ -182,33 +176,17 @@ public class AdmissionControl {
 
 	private final LongSupplier nanoClock;
 
-	/**
-	 * A wait for a thread or for a place this short is no queue: a tenth of the
-	 * objective.
-	 */
+	/** The longest a request over the limit waits for a place under congestion. */
 	private final long shortWaitNanos;
 
-	/** The longest a request may wait in a burst: a fifth of the objective. */
+	/** The longest a request over the limit waits for a place in a burst. */
 	private final long burstWaitNanos;
 
 	/** When a request last found room under the limit. */
 	private volatile long lastRoom;
 
-	/**
-	 * Since when every request has reached this class after more than a short wait for a
-	 * thread, or {@link #SHORT} while the last one's wait was short. An idle service has
-	 * no queue: the first requests after a quiet spell are a burst, not a standing queue.
-	 */
-	private volatile long longWaitsSince = SHORT;
-
-	/**
-	 * Whether the queue stands: waits have been long for {@value #CONGESTION_MILLIS} ms
-	 * in a row. It stands until no wait has been long for as long again.
-	 */
-	private volatile boolean standing;
-
-	/** When a request last reached this class after a long wait for a thread. */
-	private volatile long lastLongWait;
+	/** Whether a request waited too long for a thread, and whether the queue stands. */
+	private final ThreadWaits threadWaits;
 
 	@Autowired
 	AdmissionControl(AdmissionProperties properties, ObjectProvider<MeterRegistry> registry) {
@@ -228,6 +206,7 @@ public class AdmissionControl {
 		this.shortWaitNanos = properties.objective().toNanos() / 10;
 		this.burstWaitNanos = properties.objective().toNanos() / 5;
 		this.lastRoom = nanoClock.getAsLong();
+		this.threadWaits = new ThreadWaits(properties.objective(), this.lastRoom);
 		this.limiter = limiter(properties, new LimiterMeters(registry), nanoClock);
 		this.waiting = (properties.waitingMax() == 0) ? this.limiter
 				: LifoBlockingLimiter.newBuilder(this.limiter)
@@ -246,6 +225,9 @@ public class AdmissionControl {
 			.register(registry);
 		this.queued = Timer.builder(LimiterMeters.PREFIX + "queued")
 			.description("How long API requests waited for a request thread before admission")
+			.register(registry);
+		Gauge.builder(LimiterMeters.PREFIX + "queue.standing", this.threadWaits, (waits) -> waits.standing() ? 1 : 0)
+			.description("1 while the queue in front of the request threads stands, else 0")
 			.register(registry);
 		Gauge.builder(LimiterMeters.PREFIX + "running", this.limiter, AbstractLimiter::getInflight)
 			.description("API requests admitted and not yet answered")
@@ -314,31 +296,13 @@ public class AdmissionControl {
 	}
 
 	/**
-	 * Whether a read waited longer for a thread than it may: a fifth of the objective in
-	 * a burst, a tenth of it while the queue stands. Registrations and logins are not
+	 * Whether a read waited longer for a thread than it may ({@link ThreadWaits}); every
+	 * request's wait counts towards judging the queue. Registrations and logins are not
 	 * refused for their wait: they keep their shares of the limit, and a flood of reads
 	 * that fills the queue is refused in front of them.
 	 */
 	private boolean tooLate(Partition partition, long waited, long now) {
-		if (waited <= this.shortWaitNanos) {
-			if (this.longWaitsSince != SHORT && (!this.standing || now - this.lastLongWait > CONGESTION_NANOS)) {
-				this.longWaitsSince = SHORT;
-				this.standing = false;
-			}
-			return false;
-		}
-		if (now - this.lastLongWait > ROOM_RESOLUTION_NANOS) {
-			this.lastLongWait = now;
-		}
-		long since = this.longWaitsSince;
-		if (since == SHORT) {
-			this.longWaitsSince = now;
-			since = now;
-		}
-		else if (!this.standing && now - since > CONGESTION_NANOS) {
-			this.standing = true;
-		}
-		return partition == Partition.READS && waited > (this.standing ? this.shortWaitNanos : this.burstWaitNanos);
+		return this.threadWaits.tooLong(waited, now) && partition == Partition.READS;
 	}
 
 	/**

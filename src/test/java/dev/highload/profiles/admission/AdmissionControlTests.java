@@ -178,48 +178,72 @@ class AdmissionControlTests {
 		AdmissionControl control = new AdmissionControl(limits(64, 64), this.registry, this.now::get);
 		this.now.set(TimeUnit.SECONDS.toNanos(10));
 
-		// In a burst a read may have waited a fifth of the objective, 10 ms.
+		// While the queue does not stand, a read may have waited four fifths of the
+		// objective, 40 ms: one that waited longer could not be answered within it.
 		assertThat(control.admit(get(), millis(2))).isPresent();
-		assertThat(control.admit(get(), millis(9))).isPresent();
-		assertThat(control.admit(get(), millis(11))).isEmpty();
+		assertThat(control.admit(get(), millis(39))).isPresent();
+		assertThat(control.admit(get(), millis(41))).isEmpty();
 		assertThat(late()).isEqualTo(1);
 
-		// Every wait over 5 ms for longer than 300 ms: a standing queue, and a read may
-		// have waited a tenth of the objective.
-		this.now.addAndGet(TimeUnit.MILLISECONDS.toNanos(301));
-		assertThat(control.admit(get(), millis(6))).isEmpty();
-		assertThat(control.admit(get(), millis(9))).isEmpty();
-		assertThat(late()).isEqualTo(3);
+		// More than half of a window's requests waited longer than a tenth of the
+		// objective: the queue stands, and a read may have waited a fifth, 10 ms.
+		for (int i = 0; i < 30; i++) {
+			assertThat(control.admit(get(), millis(8))).isPresent();
+		}
+		nextWindow();
+		assertThat(control.admit(get(), millis(11))).isEmpty();
+		assertThat(standing()).isEqualTo(1);
+		assertThat(control.admit(get(), millis(9))).isPresent();
+		assertThat(late()).isEqualTo(2);
 
 		// Registrations and logins are not refused for their wait: they have their
 		// shares.
-		assertThat(control.admit(register(), millis(40))).isPresent();
-		assertThat(control.admit(login(), millis(40))).isPresent();
+		assertThat(control.admit(register(), millis(45))).isPresent();
+		assertThat(control.admit(login(), millis(45))).isPresent();
 
-		// A short wait alone does not end a standing queue: its wait comes and goes.
+		// A window in which some still waited longer than a fifth: it stands on.
+		nextWindow();
 		assertThat(control.admit(get(), millis(1))).isPresent();
-		assertThat(control.admit(get(), millis(6))).isEmpty();
+		assertThat(standing()).isEqualTo(1);
 
-		// No long wait for 300 ms: it has drained, and the next wait is a burst again.
-		this.now.addAndGet(TimeUnit.MILLISECONDS.toNanos(301));
-		assertThat(control.admit(get(), millis(1))).isPresent();
-		assertThat(control.admit(get(), millis(9))).isPresent();
-		assertThat(shed("reads")).isEqualTo(4);
-		assertThat(this.registry.get("admission.queued").timer().count()).isEqualTo(11);
-		assertThat(this.registry.get("admission.queued").timer().max(TimeUnit.MILLISECONDS)).isEqualTo(40);
+		// A window in which none did: it has drained.
+		nextWindow();
+		assertThat(control.admit(get(), millis(30))).isPresent();
+		assertThat(standing()).isZero();
+		assertThat(shed("reads")).isEqualTo(2);
+		assertThat(this.registry.get("admission.queued").timer().max(TimeUnit.MILLISECONDS)).isEqualTo(45);
 	}
 
 	@Test
-	void afterAQuietSpellTheFirstWaitsAreABurstNotAStandingQueue() {
+	void aWindowOfFewRequestsOrNoneSaysNothingOfAQueue() {
 		AdmissionControl control = new AdmissionControl(limits(64, 64), this.registry, this.now::get);
 		this.now.set(TimeUnit.SECONDS.toNanos(10));
-		assertThat(control.admit(get(), millis(8))).isPresent();
-		this.now.addAndGet(TimeUnit.MILLISECONDS.toNanos(200));
-		assertThat(control.admit(get(), millis(8))).isPresent();
-		// Waits over 5 ms for more than 300 ms, with none shorter: a standing queue.
-		this.now.addAndGet(TimeUnit.MILLISECONDS.toNanos(101));
-		assertThat(control.admit(get(), millis(8))).isEmpty();
-		assertThat(late()).isEqualTo(1);
+		// Ten long waits (fewer than 20 in the window): a burst, not a standing queue.
+		for (int i = 0; i < 10; i++) {
+			assertThat(control.admit(get(), millis(20))).isPresent();
+		}
+		nextWindow();
+		assertThat(control.admit(get(), millis(20))).isPresent();
+		assertThat(standing()).isZero();
+
+		// A standing queue, then a quiet window: it no longer stands.
+		for (int i = 0; i < 30; i++) {
+			control.admit(get(), millis(9));
+		}
+		nextWindow();
+		assertThat(control.admit(get(), millis(11))).isEmpty();
+		nextWindow();
+		nextWindow();
+		assertThat(control.admit(get(), millis(20))).isPresent();
+		assertThat(standing()).isZero();
+	}
+
+	private void nextWindow() {
+		this.now.addAndGet(TimeUnit.MILLISECONDS.toNanos(ThreadWaits.WINDOW_MILLIS + 1));
+	}
+
+	private double standing() {
+		return this.registry.get("admission.queue.standing").gauge().value();
 	}
 
 	private static long millis(long millis) {
