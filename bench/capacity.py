@@ -41,6 +41,9 @@ def main():
     parser.add_argument("--env-file", action="append", default=[], help="compose's --env-file, repeatable")
     parser.add_argument("--seed", type=int, default=1_000_000, help="profiles seeded with --compose [%(default)s]")
     parser.add_argument("--warm-up-max", type=int, default=300, help="seconds of warm-up at most [%(default)s]")
+    parser.add_argument("--generator-warm-up", type=int, default=20,
+                        help="seconds each step's fresh Gatling JVM warms itself on a stub before the service's first "
+                             "request (gatling/.../GeneratorWarmUp; 0: none) [%(default)s]")
     parser.add_argument("--label", default="", help="the folder's name: capacity-<label> [service, compose or control]")
     parser.add_argument("--out", type=Path, default=ROOT / "target/load-tests", help="[target/load-tests]")
     args = parser.parse_args()
@@ -87,7 +90,7 @@ def steps(args, rates, out, compose):
             with open(gatling_log, "w") as output:
                 _, run = run_gatling(args.simulation, [
                     f"-Dusers={round(rate * (args.window - args.ramp / 2))}", f"-Dwindow={args.window}", f"-Dramp={args.ramp}",
-                    f"-DbaseUrl={base_url}",
+                    f"-DbaseUrl={base_url}", f"-DgeneratorWarmUp={args.generator_warm_up}",
                     "-DmaxFailed=100", "-Dp99=60000", *ids], output)
             if run is None:
                 fail(f"Gatling left no run directory (log {gatling_log})")

@@ -375,6 +375,7 @@ def figures(run_dir):
     row = {}
     # Gatling prints "-" for a column without requests.
     number = lambda text: None if text == "-" else float(text.replace(",", ""))
+    total_rps = None
     for line in (run_dir / "gatling-statistics.txt").read_text().splitlines():
         if m := re.match(r"^> (.+?)\s+\|\s*([\d,.-]+)\s*\|\s*([\d,.-]+)\s*\|\s*([\d,.-]+)\s*$", line):
             name, total, ok, ko = m.groups()
@@ -387,10 +388,17 @@ def figures(run_dir):
                 row["max_ms"] = number(ok)
             if name.startswith("mean throughput"):
                 row["ok_rps"] = number(ok) or 0
+                total_rps = number(total) or 0
     if not row.get("requests"):
         fail(f"no request count in Gatling's statistics of {run_dir}")
     row["failed_percent"] = round(100 * row["failed"] / row["requests"], 3)
     summary = next(run_dir.glob("*-summary.txt")).read_text()
+    # Gatling's mean throughput is over the whole run, the generator's warm-up on its stub included
+    # (MonitoredSimulation): the successful requests a second are over the measured part.
+    warm = re.search(r"^generator warm-up: (\d+) s", summary, re.M)
+    if warm and row.get("ok_rps") and total_rps:
+        seconds = row["requests"] / total_rps - int(warm.group(1))
+        row["ok_rps"] = round(row["ok_rps"] * row["requests"] / total_rps / seconds, 2) if seconds > 0 else None
     # The simulation's own count of refusals at capacity (ClientFigures), among Gatling's failed.
     shed = re.search(r"^shed: (\d+) requests answered 503 at capacity(?:, p99 (\d+) ms)?", summary, re.M)
     row["shed"] = int(shed.group(1)) if shed else 0

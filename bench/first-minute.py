@@ -51,7 +51,7 @@ def main():
     parser.add_argument("--runs", type=int, default=3, help="[%(default)s]")
     parser.add_argument("--users", type=int, default=250_000, help="[%(default)s]")
     parser.add_argument("--window", type=int, default=600, help="seconds users keep arriving [%(default)s]")
-    parser.add_argument("--generator-warm-up", type=int, default=30,
+    parser.add_argument("--generator-warm-up", type=int, default=20,
                         help="seconds Gatling warms its own JVM on a stub server before the service's first request "
                              "(0: none) [%(default)s]")
     parser.add_argument("--out", type=Path, default=ROOT / "target/first-minute", help="[%(default)s]")

@@ -94,6 +94,9 @@ def main():
     parser.add_argument("--gatling-java-home", help="the JDK that runs Gatling [JAVA_HOME]")
     parser.add_argument("--gatling-opts", default="", help='more -D options, e.g. "-Dwindow=60 -Dramp=0" for a trial')
     parser.add_argument("--warm-up-max", type=int, default=300, help="seconds of warm-up at most [%(default)s]")
+    parser.add_argument("--generator-warm-up", type=int, default=20,
+                        help="seconds Gatling warms its own JVM on a stub before the service's first request "
+                             "(gatling/.../GeneratorWarmUp; 0: none) [%(default)s]")
     parser.add_argument("--compose", action="store_true", help="run on docker-compose.yml instead (see above)")
     parser.add_argument("--base-url", help="a server already listening (a control of bench/controls, on the replicas "
                                            "of a running service's cluster): nothing is started; results under "
@@ -157,7 +160,9 @@ def run_profiles(args, compose):
                         args.base_url or "http://127.0.0.1:8080")
                 base = [f"-DbaseUrl={args.base_url}"] if args.base_url else []
                 with open(f"{logs}-gatling.log", "w") as gatling_log:
-                    status, run = run_gatling(simulation, [f"-Dusers={users}", *ids, *base, *shlex.split(args.gatling_opts)],
+                    status, run = run_gatling(simulation, [f"-Dusers={users}", *ids, *base,
+                                                           f"-DgeneratorWarmUp={args.generator_warm_up}",
+                                                           *shlex.split(args.gatling_opts)],
                                               gatling_log, args.gatling_java_home)
                 java = "n/a (a server already listening)" if args.base_url else service_java()
                 registrations = registration_rows(Path(f"{logs}-gatling.log"), compose)

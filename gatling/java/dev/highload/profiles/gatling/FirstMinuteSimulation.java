@@ -1,9 +1,8 @@
 package dev.highload.profiles.gatling;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 
+import io.gatling.javaapi.core.ChainBuilder;
 import io.gatling.javaapi.core.OpenInjectionStep;
 import io.gatling.javaapi.core.PopulationBuilder;
 
@@ -22,9 +21,8 @@ import static io.gatling.javaapi.core.CoreDsl.scenario;
  * failures and its own percentiles. Same knobs and defaults as GetUserSimulation; the
  * window must be longer than a minute.
  * <p>
- * {@code -DgeneratorWarmUp} (seconds, default 0) first warms Gatling's own JVM for that
- * long on a stub server inside it ({@link GeneratorWarmUp}); the service's first request
- * comes after it.
+ * With {@code -DgeneratorWarmUp} the service's first request comes after Gatling's own
+ * warm-up ({@link GeneratorWarmUp}).
  */
 public class FirstMinuteSimulation extends MonitoredSimulation {
 
@@ -33,10 +31,6 @@ public class FirstMinuteSimulation extends MonitoredSimulation {
 	static final String FIRST = Endpoints.GET_USER + " first minute";
 
 	static final String AFTER = Endpoints.GET_USER + " after";
-
-	private final Duration generatorWarmUp = Duration.ofSeconds(Long.getLong("generatorWarmUp", 0));
-
-	private final GeneratorWarmUp stub = this.generatorWarmUp.isZero() ? null : GeneratorWarmUp.start();
 
 	{
 		if (this.config.window().compareTo(MINUTE) <= 0 || this.config.ramp().compareTo(MINUTE) > 0) {
@@ -47,43 +41,24 @@ public class FirstMinuteSimulation extends MonitoredSimulation {
 		OpenInjectionStep[] first = ramp.isZero() ? new OpenInjectionStep[] { constantUsersPerSec(rate).during(MINUTE) }
 				: new OpenInjectionStep[] { rampUsersPerSec(rate / 100).to(rate).during(ramp),
 						constantUsersPerSec(rate).during(MINUTE.minus(ramp)) };
-		List<PopulationBuilder> populations = new ArrayList<>();
-		populations.add(readers(FIRST, after(this.generatorWarmUp, first)));
-		populations.add(readers(AFTER, after(this.generatorWarmUp.plus(MINUTE),
-				constantUsersPerSec(rate).during(this.config.window().minus(MINUTE)))));
-		if (this.stub != null) {
-			populations.add(this.stub.users(rate, ramp, this.generatorWarmUp));
-		}
-		setUp(populations).protocols(protocol()).assertions(standardAssertions());
+		setUp(withGeneratorWarmUp(reads(Endpoints.GET_USER), readers(FIRST, afterGeneratorWarmUp(first)),
+				readers(AFTER,
+						afterGeneratorWarmUp(nothingFor(MINUTE),
+								constantUsersPerSec(rate).during(this.config.window().minus(MINUTE))))))
+			.protocols(protocol())
+			.assertions(standardAssertions());
 	}
 
 	public FirstMinuteSimulation() {
 		super(GetUserSimulation.config());
 	}
 
-	@Override
-	public void after() {
-		if (this.stub != null) {
-			this.stub.close();
-		}
-		super.after();
-	}
-
-	/** The steps, after nothing for {@code pause} (none when it is zero). */
-	private static OpenInjectionStep[] after(Duration pause, OpenInjectionStep... steps) {
-		if (pause.isZero()) {
-			return steps;
-		}
-		OpenInjectionStep[] delayed = new OpenInjectionStep[steps.length + 1];
-		delayed[0] = nothingFor(pause);
-		System.arraycopy(steps, 0, delayed, 1, steps.length);
-		return delayed;
-	}
-
 	private PopulationBuilder readers(String name, OpenInjectionStep[] arrivals) {
-		return scenario(name)
-			.exec(repeat(10).on(feed(Feeders.existingUserIds(this.config.idsFile())), Endpoints.getUser(name)))
-			.injectOpen(arrivals);
+		return scenario(name).exec(reads(name)).injectOpen(arrivals);
+	}
+
+	private ChainBuilder reads(String name) {
+		return repeat(10).on(feed(Feeders.existingUserIds(this.config.idsFile())), Endpoints.getUser(name));
 	}
 
 }

@@ -12,15 +12,14 @@ import java.util.concurrent.Executors;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.gatling.javaapi.core.ChainBuilder;
 import io.gatling.javaapi.core.OpenInjectionStep;
 import io.gatling.javaapi.core.PopulationBuilder;
+import io.gatling.javaapi.http.HttpProtocolBuilder;
 
 import static io.gatling.javaapi.core.CoreDsl.constantUsersPerSec;
 import static io.gatling.javaapi.core.CoreDsl.rampUsersPerSec;
-import static io.gatling.javaapi.core.CoreDsl.repeat;
 import static io.gatling.javaapi.core.CoreDsl.scenario;
-import static io.gatling.javaapi.http.HttpDsl.http;
-import static io.gatling.javaapi.http.HttpDsl.status;
 
 /**
  * Warms the load generator's own JVM before it measures, on a stub server inside that
@@ -30,10 +29,11 @@ import static io.gatling.javaapi.http.HttpDsl.status;
  * bench/capacity.py timed p99 77-89 ms over its first 5 s and single-digit milliseconds
  * after (docs/reports/overload.md, "The generator's first seconds").
  * <p>
- * The stub answers every GET with 200 and a small JSON body. Its users do what the
- * measured ones do (a new connection, ten reads, close) at the same ramp and rate, and
- * their requests are named {@value #NAME}, apart from the measured ones. Used by
- * {@link FirstMinuteSimulation} with {@code -DgeneratorWarmUp} seconds.
+ * The stub answers every request with 200 and a small JSON body. Its users run the
+ * measured users' own chain (a new connection, ten reads, close) at the same ramp and
+ * rate, so that the code they run is compiled; their requests are silent, in none of
+ * Gatling's statistics. Started by {@link MonitoredSimulation#withGeneratorWarmUp} when
+ * {@code -DgeneratorWarmUp} is set.
  */
 final class GeneratorWarmUp implements AutoCloseable {
 
@@ -78,16 +78,16 @@ final class GeneratorWarmUp implements AutoCloseable {
 	/**
 	 * The warm-up's users: for {@code length}, arriving as {@code rate} users per second
 	 * after a ramp of {@code ramp} (none when zero or longer than the warm-up), each
-	 * reading ten times on its own connection.
+	 * doing what a measured user does ({@code chain}), on the stub, through
+	 * {@code protocol} pointed at it with every request silent.
 	 */
-	PopulationBuilder users(double rate, Duration ramp, Duration length) {
+	PopulationBuilder users(ChainBuilder chain, HttpProtocolBuilder protocol, double rate, Duration ramp,
+			Duration length) {
 		OpenInjectionStep[] arrivals = (ramp.isZero() || ramp.compareTo(length) >= 0)
 				? new OpenInjectionStep[] { constantUsersPerSec(rate).during(length) }
 				: new OpenInjectionStep[] { rampUsersPerSec(rate / 100).to(rate).during(ramp),
 						constantUsersPerSec(rate).during(length.minus(ramp)) };
-		String base = "http://127.0.0.1:" + this.server.getAddress().getPort();
-		return scenario(NAME).exec(repeat(10).on(http(NAME).get(base + "/user/stub").check(status().is(200))))
-			.injectOpen(arrivals);
+		return scenario(NAME).exec(chain).injectOpen(arrivals).protocols(protocol.baseUrl(baseUrl()).silentUri(".*"));
 	}
 
 	/** Where the stub listens: {@code http://127.0.0.1:<port>}. */

@@ -1,5 +1,6 @@
 package dev.highload.profiles.gatling;
 
+import io.gatling.javaapi.core.ChainBuilder;
 import io.gatling.javaapi.core.ScenarioBuilder;
 
 import static io.gatling.javaapi.core.CoreDsl.feed;
@@ -11,6 +12,7 @@ import static io.gatling.javaapi.core.CoreDsl.scenario;
  * ten {@code GET /user/{id}} of random seeded users, back to back, over its own
  * connection. {@code -Dusers=250000} and {@code -Dusers=500000} are the two named
  * profiles; the asserted p99 defaults to 3 ms up to 250,000 users and 10 ms above.
+ * {@code -DgeneratorWarmUp} warms Gatling first ({@link GeneratorWarmUp}).
  */
 public class GetUserSimulation extends MonitoredSimulation {
 
@@ -19,11 +21,14 @@ public class GetUserSimulation extends MonitoredSimulation {
 		return LoadConfig.read(users, (users > 250_000) ? 10 : 3);
 	}
 
-	ScenarioBuilder readers = scenario("10 profile reads per user")
-		.exec(repeat(10).on(feed(Feeders.existingUserIds(this.config.idsFile())), Endpoints.getUser()));
+	ChainBuilder reads = repeat(10).on(feed(Feeders.existingUserIds(this.config.idsFile())), Endpoints.getUser());
+
+	ScenarioBuilder readers = scenario("10 profile reads per user").exec(this.reads);
 
 	{
-		setUp(this.readers.injectOpen(arrivals())).protocols(protocol()).assertions(standardAssertions());
+		setUp(withGeneratorWarmUp(this.reads, this.readers.injectOpen(afterGeneratorWarmUp(arrivals()))))
+			.protocols(protocol())
+			.assertions(standardAssertions());
 	}
 
 	public GetUserSimulation() {

@@ -4,18 +4,24 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Locale;
 import java.util.stream.Stream;
 
 import dev.highload.profiles.gatling.monitor.CpuSampler;
 import io.gatling.javaapi.core.Assertion;
+import io.gatling.javaapi.core.ChainBuilder;
 import io.gatling.javaapi.core.OpenInjectionStep;
+import io.gatling.javaapi.core.PopulationBuilder;
 import io.gatling.javaapi.core.Simulation;
 import io.gatling.javaapi.http.HttpProtocolBuilder;
 
 import static io.gatling.javaapi.core.CoreDsl.constantUsersPerSec;
 import static io.gatling.javaapi.core.CoreDsl.global;
+import static io.gatling.javaapi.core.CoreDsl.nothingFor;
 import static io.gatling.javaapi.core.CoreDsl.rampUsersPerSec;
 import static io.gatling.javaapi.http.HttpDsl.http;
 
@@ -35,11 +41,50 @@ abstract class MonitoredSimulation extends Simulation {
 
 	private final String name;
 
-	private CpuSampler sampler;
+	/**
+	 * How long Gatling warms its own JVM on a stub before the service's first request,
+	 * {@code -DgeneratorWarmUp} in seconds (default 0, none): see
+	 * {@link GeneratorWarmUp}. Only the simulations that build their populations with
+	 * {@link #withGeneratorWarmUp} take it.
+	 */
+	final Duration generatorWarmUp = Duration.ofSeconds(Long.getLong("generatorWarmUp", 0));
+
+	private GeneratorWarmUp stub;
+
+	private volatile CpuSampler sampler;
+
+	private Thread samplerStart;
 
 	MonitoredSimulation(LoadConfig config) {
 		this.config = config;
 		this.name = getClass().getSimpleName().toLowerCase(Locale.ROOT) + "-" + config.users();
+	}
+
+	/**
+	 * The measured populations, after the generator's own warm-up when
+	 * {@code -DgeneratorWarmUp} is set: its users, on a stub, at this run's ramp and
+	 * rate, their requests silent (in no statistics). The measured populations' arrivals
+	 * must start with {@link #afterGeneratorWarmUp}.
+	 */
+	List<PopulationBuilder> withGeneratorWarmUp(ChainBuilder chain, PopulationBuilder... measured) {
+		List<PopulationBuilder> populations = new ArrayList<>(List.of(measured));
+		if (!this.generatorWarmUp.isZero()) {
+			this.stub = GeneratorWarmUp.start();
+			populations
+				.add(this.stub.users(chain, protocol(), this.config.rate(), this.config.ramp(), this.generatorWarmUp));
+		}
+		return populations;
+	}
+
+	/** The steps, after the generator's warm-up when there is one. */
+	OpenInjectionStep[] afterGeneratorWarmUp(OpenInjectionStep... steps) {
+		if (this.generatorWarmUp.isZero()) {
+			return steps;
+		}
+		OpenInjectionStep[] delayed = new OpenInjectionStep[steps.length + 1];
+		delayed[0] = nothingFor(this.generatorWarmUp);
+		System.arraycopy(steps, 0, delayed, 1, steps.length);
+		return delayed;
 	}
 
 	/**
@@ -87,14 +132,50 @@ abstract class MonitoredSimulation extends Simulation {
 		System.out.printf("%s: %d users over %d s (ramp %d s, then %.1f users/s) against %s%n", this.name,
 				this.config.users(), this.config.window().toSeconds(), this.config.ramp().toSeconds(),
 				this.config.rate(), this.config.baseUrl());
-		this.sampler = CpuSampler
-			.start(CpuSampler.Settings.fromSystemProperties(this.name, RESULTS.resolve("monitor")));
+		CpuSampler.Settings settings = CpuSampler.Settings.fromSystemProperties(this.name, RESULTS.resolve("monitor"));
+		if (this.stub == null) {
+			this.sampler = CpuSampler.start(settings);
+			return;
+		}
+		// The CPU is the measured part's: sampling starts when the warm-up ends.
+		System.out.printf("%s: the generator warms up on a stub for %d s first%n", this.name,
+				this.generatorWarmUp.toSeconds());
+		this.samplerStart = new Thread(() -> {
+			try {
+				Thread.sleep(this.generatorWarmUp.toMillis());
+			}
+			catch (InterruptedException ex) {
+				// The run ended first: sample what is left.
+			}
+			this.sampler = CpuSampler.start(settings);
+		}, "cpu-sampler-start");
+		this.samplerStart.setDaemon(true);
+		this.samplerStart.start();
 	}
 
 	@Override
 	public void after() {
+		if (this.samplerStart != null) {
+			this.samplerStart.interrupt();
+			try {
+				this.samplerStart.join();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
+		if (this.stub != null) {
+			this.stub.close();
+		}
 		CpuSampler.Result cpu = this.sampler.stop();
 		String clients = clientSummary();
+		if (this.stub != null) {
+			// bench/common.py reads this line: Gatling's mean throughput spans the
+			// warm-up too.
+			clients = "generator warm-up: " + this.generatorWarmUp.toSeconds()
+					+ " s on a stub before the first measured request, its requests in no statistics"
+					+ (clients.isEmpty() ? "" : "\n" + clients);
+		}
 		// Latency, requests and errors are Gatling's own, printed and reported after this
 		// hook; bench/load-test.py divides the CPU seconds by Gatling's request count.
 		String summary = "==== " + this.name + " ====\n" + (clients.isEmpty() ? "" : clients + "\n") + cpu.summary()

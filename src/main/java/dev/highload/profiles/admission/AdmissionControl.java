@@ -32,11 +32,10 @@ import org.springframework.stereotype.Component;
  * First the wait before it, judged from arrival: the time since Tomcat handed the request
  * to its threads ({@link RequestThreads}), which is where requests queue when more arrive
  * than the service serves. A read that has already waited longer than it may is refused
- * at once, for the cost of a refusal: four fifths of the objective while the queue does
- * not stand (it could not be answered within the objective anyway), a fifth while it
- * stands ({@link ThreadWaits}). Without this, past capacity the queue grew to seconds in
- * front of a limit that saw none of it and refused nothing (docs/reports/overload.md,
- * "Judged from arrival").
+ * at once, for the cost of a refusal: three fifths of the objective while the queue does
+ * not stand (the rest is for its answer), a fifth while it stands ({@link ThreadWaits}).
+ * Without this, past capacity the queue grew to seconds in front of a limit that saw none
+ * of it and refused nothing (docs/reports/overload.md, "Judged from arrival").
  * <p>
  * Then the limit: {@link ObjectiveLimit}, additive increase and multiplicative decrease
  * over windows of at least {@value #WINDOW_MILLIS} ms of Netflix concurrency-limits, fed

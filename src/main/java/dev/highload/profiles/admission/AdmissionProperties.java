@@ -14,7 +14,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param enabled off: every request runs, however many are running already
  * @param objective the p99 latency the service promises for its reads, the one setting to
  * choose: the limit comes down while the reads' p99 threatens it and grows back while it
- * holds, and a read that waited for a request thread longer than four fifths of it (a
+ * holds, and a read that waited for a request thread longer than three fifths of it (a
  * fifth while the queue stands) is refused at once. 50 ms by default: at most a few
  * milliseconds in the service's own work below its capacity, so that a busy machine alone
  * (a garbage collection, the load generator of a test on the same cores) does not read as
