@@ -41,7 +41,16 @@ final class Feeders {
 
 	/** A random seeded user's id per call, from the seeding command's ids file. */
 	static Iterator<Map<String, Object>> existingUserIds(Path idsFile) {
-		String[] ids = readColumn(idsFile, "id");
+		return randomIds(userIds(idsFile));
+	}
+
+	/** The seeded ids, read once for several feeders. */
+	static String[] userIds(Path idsFile) {
+		return readColumn(idsFile, "id");
+	}
+
+	/** A random one of {@code ids} per call. */
+	static Iterator<Map<String, Object>> randomIds(String[] ids) {
 		return Stream.generate(() -> Map.<String, Object>of("id", ids[ThreadLocalRandom.current().nextInt(ids.length)]))
 			.iterator();
 	}

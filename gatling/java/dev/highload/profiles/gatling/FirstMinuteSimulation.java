@@ -9,7 +9,6 @@ import io.gatling.javaapi.core.PopulationBuilder;
 import static io.gatling.javaapi.core.CoreDsl.constantUsersPerSec;
 import static io.gatling.javaapi.core.CoreDsl.feed;
 import static io.gatling.javaapi.core.CoreDsl.nothingFor;
-import static io.gatling.javaapi.core.CoreDsl.rampUsersPerSec;
 import static io.gatling.javaapi.core.CoreDsl.repeat;
 import static io.gatling.javaapi.core.CoreDsl.scenario;
 
@@ -32,16 +31,15 @@ public class FirstMinuteSimulation extends MonitoredSimulation {
 
 	static final String AFTER = Endpoints.GET_USER + " after";
 
+	/** The seeded ids, read once for the three populations' feeders. */
+	private final String[] ids = Feeders.userIds(this.config.idsFile());
+
 	{
 		if (this.config.window().compareTo(MINUTE) <= 0 || this.config.ramp().compareTo(MINUTE) > 0) {
 			throw new IllegalArgumentException("-Dwindow must be over 60 s and -Dramp at most 60 s");
 		}
 		double rate = this.config.rate();
-		Duration ramp = this.config.ramp();
-		OpenInjectionStep[] first = ramp.isZero() ? new OpenInjectionStep[] { constantUsersPerSec(rate).during(MINUTE) }
-				: new OpenInjectionStep[] { rampUsersPerSec(rate / 100).to(rate).during(ramp),
-						constantUsersPerSec(rate).during(MINUTE.minus(ramp)) };
-		setUp(withGeneratorWarmUp(reads(Endpoints.GET_USER), readers(FIRST, afterGeneratorWarmUp(first)),
+		setUp(withGeneratorWarmUp(reads(Endpoints.GET_USER), readers(FIRST, afterGeneratorWarmUp(arrivals(MINUTE))),
 				readers(AFTER,
 						afterGeneratorWarmUp(nothingFor(MINUTE),
 								constantUsersPerSec(rate).during(this.config.window().minus(MINUTE))))))
@@ -58,7 +56,7 @@ public class FirstMinuteSimulation extends MonitoredSimulation {
 	}
 
 	private ChainBuilder reads(String name) {
-		return repeat(10).on(feed(Feeders.existingUserIds(this.config.idsFile())), Endpoints.getUser(name));
+		return repeat(10).on(feed(Feeders.randomIds(this.ids)), Endpoints.getUser(name));
 	}
 
 }

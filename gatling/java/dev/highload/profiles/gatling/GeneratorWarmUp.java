@@ -6,7 +6,6 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
@@ -17,8 +16,6 @@ import io.gatling.javaapi.core.OpenInjectionStep;
 import io.gatling.javaapi.core.PopulationBuilder;
 import io.gatling.javaapi.http.HttpProtocolBuilder;
 
-import static io.gatling.javaapi.core.CoreDsl.constantUsersPerSec;
-import static io.gatling.javaapi.core.CoreDsl.rampUsersPerSec;
 import static io.gatling.javaapi.core.CoreDsl.scenario;
 
 /**
@@ -76,17 +73,11 @@ final class GeneratorWarmUp implements AutoCloseable {
 	}
 
 	/**
-	 * The warm-up's users: for {@code length}, arriving as {@code rate} users per second
-	 * after a ramp of {@code ramp} (none when zero or longer than the warm-up), each
-	 * doing what a measured user does ({@code chain}), on the stub, through
-	 * {@code protocol} pointed at it with every request silent.
+	 * The warm-up's users, arriving as {@code arrivals} says, each doing what a measured
+	 * user does ({@code chain}), on the stub, through {@code protocol} pointed at it with
+	 * every request silent.
 	 */
-	PopulationBuilder users(ChainBuilder chain, HttpProtocolBuilder protocol, double rate, Duration ramp,
-			Duration length) {
-		OpenInjectionStep[] arrivals = (ramp.isZero() || ramp.compareTo(length) >= 0)
-				? new OpenInjectionStep[] { constantUsersPerSec(rate).during(length) }
-				: new OpenInjectionStep[] { rampUsersPerSec(rate / 100).to(rate).during(ramp),
-						constantUsersPerSec(rate).during(length.minus(ramp)) };
+	PopulationBuilder users(ChainBuilder chain, HttpProtocolBuilder protocol, OpenInjectionStep... arrivals) {
 		return scenario(NAME).exec(chain).injectOpen(arrivals).protocols(protocol.baseUrl(baseUrl()).silentUri(".*"));
 	}
 

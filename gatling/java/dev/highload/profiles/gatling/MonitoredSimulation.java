@@ -70,8 +70,7 @@ abstract class MonitoredSimulation extends Simulation {
 		List<PopulationBuilder> populations = new ArrayList<>(List.of(measured));
 		if (!this.generatorWarmUp.isZero()) {
 			this.stub = GeneratorWarmUp.start();
-			populations
-				.add(this.stub.users(chain, protocol(), this.config.rate(), this.config.ramp(), this.generatorWarmUp));
+			populations.add(this.stub.users(chain, protocol(), arrivals(this.generatorWarmUp)));
 		}
 		return populations;
 	}
@@ -102,20 +101,28 @@ abstract class MonitoredSimulation extends Simulation {
 	}
 
 	/**
-	 * A ramp to the constant arrival rate, then that rate to the end of the window. A
-	 * ramp as long as the window or longer makes the whole window a ramp: Gatling refuses
-	 * a constant step of zero length.
+	 * A ramp to the constant arrival rate, then that rate to the end of the window.
 	 */
 	OpenInjectionStep[] arrivals() {
+		return arrivals(this.config.window());
+	}
+
+	/**
+	 * This run's ramp to its constant arrival rate, then that rate, for {@code length}. A
+	 * ramp as long as {@code length} or longer makes all of it a ramp: Gatling refuses a
+	 * constant step of zero length.
+	 */
+	OpenInjectionStep[] arrivals(Duration length) {
 		double rate = this.config.rate();
-		if (this.config.ramp().isZero()) {
-			return new OpenInjectionStep[] { constantUsersPerSec(rate).during(this.config.window()) };
+		Duration ramp = this.config.ramp();
+		if (ramp.isZero()) {
+			return new OpenInjectionStep[] { constantUsersPerSec(rate).during(length) };
 		}
-		if (this.config.constantPart().isZero()) {
-			return new OpenInjectionStep[] { rampUsersPerSec(rate / 100).to(rate).during(this.config.window()) };
+		if (ramp.compareTo(length) >= 0) {
+			return new OpenInjectionStep[] { rampUsersPerSec(rate / 100).to(rate).during(length) };
 		}
-		return new OpenInjectionStep[] { rampUsersPerSec(rate / 100).to(rate).during(this.config.ramp()),
-				constantUsersPerSec(rate).during(this.config.constantPart()) };
+		return new OpenInjectionStep[] { rampUsersPerSec(rate / 100).to(rate).during(ramp),
+				constantUsersPerSec(rate).during(length.minus(ramp)) };
 	}
 
 	/**
