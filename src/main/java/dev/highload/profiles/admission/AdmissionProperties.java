@@ -31,11 +31,11 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * a second, well within the objective
  * @param waitingMax how many requests over the limit may wait for a place at most; past
  * that one is refused at once. The newest waiting request gets the next free place (the
- * oldest is the likeliest to have been given up by its client). 32 by default, Tomcat's
- * threads (server.tomcat.threads.max): the threads are the bound, and a burst waits
- * rather than being refused while the limit is not congested; under congestion each waits
- * a tenth of the objective at most, so the threads turn over fast enough to refuse
- * whatever waits in Tomcat's queue behind them within milliseconds
+ * oldest is the likeliest to have been given up by its client). 32 by default, more than
+ * Tomcat's threads (server.tomcat.threads.max, 16): the threads are the bound, and a
+ * burst waits rather than being refused while the limit is not congested; under
+ * congestion each waits a tenth of the objective at most, so the threads turn over fast
+ * enough to refuse whatever waits in Tomcat's queue behind them within milliseconds
  * @param registrationShare the share of the limit that registrations ({@code POST
  * /user/register}) keep when other requests fill the rest: past the limit a read or a
  * login is refused while registrations still have room in theirs

@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.LongAdder;
  * allowance again in between, and their refusals reach the clients after 57 ms at
  * p99.</li>
  * </ul>
- * Why a window and not the last wait: with 32 threads some request finds a free thread
+ * Why a window and not the last wait: with 16 threads some request finds a free thread
  * even under overload, so a queue judged on the last wait hardly ever stood, and only a
  * short allowance for every read kept overload within the objective; that refused reads
  * below capacity too (no step of bench/capacity.py held at b8f7b05; docs/reports/
