@@ -47,10 +47,6 @@ record LoadConfig(String baseUrl, int users, Duration window, Duration ramp, int
 		return this.users / (window - ramp / 2);
 	}
 
-	Duration constantPart() {
-		return this.window.minus(this.ramp.compareTo(this.window) > 0 ? this.window : this.ramp);
-	}
-
 	/**
 	 * Loopback source addresses for the client side of each connection. One address has
 	 * about 28,000 ephemeral ports; at hundreds of new connections per second each closed
