@@ -15,6 +15,7 @@ import argparse
 import csv
 import html
 import re
+import shlex
 import time
 from pathlib import Path
 
@@ -54,6 +55,10 @@ def main():
     parser.add_argument("--generator-warm-up", type=int, default=20,
                         help="seconds Gatling warms its own JVM on a stub server before the service's first request "
                              "(0: none) [%(default)s]")
+    parser.add_argument("--service-java", default="java", help="the java that runs the service [%(default)s]")
+    parser.add_argument("--service-args", default="",
+                        help="more service arguments for a trial, e.g. --service-args=--app.warm-up.clients=8 "
+                             "(with '=': the value starts with dashes)")
     parser.add_argument("--out", type=Path, default=ROOT / "target/first-minute", help="[%(default)s]")
     args = parser.parse_args()
     need("psql")
@@ -63,7 +68,9 @@ def main():
     out.mkdir(parents=True, exist_ok=True)
     rows, java, calibration = [], None, []
     for n in range(1, args.runs + 1):
-        with service(out / f"run-{n}-service.log", ["--app.auth.throttle.registrations-per-address=0"]):
+        with service(out / f"run-{n}-service.log",
+                     ["--app.auth.throttle.registrations-per-address=0", *shlex.split(args.service_args)],
+                     java=args.service_java):
             log(f"run {n}: ready; FirstMinuteSimulation, {args.users} users over {args.window} s")
             started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
             java = service_java()
@@ -94,7 +101,8 @@ def main():
              f"Commit {commit()}; service on Java {java}; calibration {', '.join(map(str, calibration))} TPS "
              f"(pgbench point select, after each run); FirstMinuteSimulation, {args.users} users over {args.window} s, started the moment "
              f"the service reported ready; Gatling warmed its own JVM on a stub for {args.generator_warm_up} s before the service's "
-             f"first request.", "",
+             f"first request. Service arguments beyond the README's: {args.service_args or 'none'}; "
+             f"java: {args.service_java}.", "",
              "| run | phase | requests | failed | refused | refused/s | p99 OK ms | p99 refused ms |",
              "|---|---|---|---|---|---|---|---|"]
     for r in rows:

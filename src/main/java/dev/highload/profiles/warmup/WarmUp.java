@@ -40,10 +40,11 @@ import org.springframework.stereotype.Component;
  * GetUserSimulation does, so that accepting, reading and closing connections is compiled
  * too and not only a keep-alive request (warmed on keep-alive connections alone, a fresh
  * service refused reads and answered at p99 300 ms in its first minutes of such traffic).
- * The reads are point reads by id on both paths, searches, and a few unknown ids (their
- * 404 is a path too). The ids are found by searches for common prefixes; on an empty
- * database every id is unknown. No write and no login: a warm-up must leave no row and
- * count no failure against any address.
+ * They carry the simulations' {@code Accept: application/json}, as API clients do. The
+ * reads are point reads by id on both paths, searches, and a few unknown ids (their 404
+ * is a path too). The ids are found by searches for common prefixes; on an empty database
+ * every id is unknown. No write and no login: a warm-up must leave no row and count no
+ * failure against any address.
  * <p>
  * Settled means the compiler used less than {@code app.warm-up.settled} of one core over
  * each of two seconds in a row, after {@code min-time}; {@code max-time} bounds it all.
@@ -92,9 +93,10 @@ class WarmUp implements ApplicationRunner {
 		String host = address.contains(":") ? "[" + address + "]" : address;
 		Result result = warmUp(URI.create("http://" + host + ":" + port));
 		log.info(
-				"Warm-up: {} requests in {} s ({} answered other than 200, 400 or 404, {} failed to connect); "
-						+ "the JIT compiled for {} s, {}; ready",
-				result.requests(), result.seconds(), result.unexpected(), result.failed(), result.compileSeconds(),
+				"Warm-up: {} requests in {} s ({} refused at capacity, {} answered other than 200, 400, 404 or 503, "
+						+ "{} failed to connect); the JIT compiled for {} s, {}; ready",
+				result.requests(), result.seconds(), result.refused(), result.unexpected(), result.failed(),
+				result.compileSeconds(),
 				result.settled() ? "then settled" : "and had not settled within " + this.properties.maxTime());
 	}
 
@@ -129,7 +131,7 @@ class WarmUp implements ApplicationRunner {
 			clients.stop();
 		}
 		long compiledMillis = timed ? jit.getTotalCompilationTime() - compiledBefore : 0;
-		return new Result(clients.requests.get(), clients.unexpected.get(), clients.failed.get(),
+		return new Result(clients.requests.get(), clients.refused.get(), clients.unexpected.get(), clients.failed.get(),
 				Math.round((System.nanoTime() - start) / 1e8) / 10.0, Math.round(compiledMillis / 100.0) / 10.0,
 				settled);
 	}
@@ -138,13 +140,16 @@ class WarmUp implements ApplicationRunner {
 	 * What a warm-up did.
 	 *
 	 * @param requests answered requests
-	 * @param unexpected answered with another status than 200, 400 or 404
+	 * @param refused answered 503: the warm-up's clients keep every request thread busy,
+	 * so the admission control refuses some, as it would a real client's past capacity
+	 * @param unexpected answered with another status than 200, 400, 404 or 503
 	 * @param failed not answered (no connection)
 	 * @param seconds how long it took
 	 * @param compileSeconds the JIT's compilation time meanwhile
 	 * @param settled whether the JIT settled before {@code max-time}
 	 */
-	record Result(long requests, long unexpected, long failed, double seconds, double compileSeconds, boolean settled) {
+	record Result(long requests, long refused, long unexpected, long failed, double seconds, double compileSeconds,
+			boolean settled) {
 
 	}
 
@@ -167,6 +172,8 @@ class WarmUp implements ApplicationRunner {
 		private final AtomicBoolean stopped = new AtomicBoolean();
 
 		final AtomicLong requests = new AtomicLong();
+
+		final AtomicLong refused = new AtomicLong();
 
 		final AtomicLong unexpected = new AtomicLong();
 
@@ -223,6 +230,12 @@ class WarmUp implements ApplicationRunner {
 				connection.setConnectTimeout(2000);
 				connection.setReadTimeout(5000);
 				connection.setRequestProperty("User-Agent", "user-profiles-warm-up");
+				// What an API client (and the simulations) sends: the answer's content
+				// type is
+				// then set before the handler runs (input/JsonAnswers), the path every
+				// such
+				// read takes. HttpURLConnection's own Accept would warm another one.
+				connection.setRequestProperty("Accept", "application/json");
 				int status = connection.getResponseCode();
 				String body;
 				// Read whole, so that the connection goes back to the cache for the next
@@ -235,7 +248,10 @@ class WarmUp implements ApplicationRunner {
 					connection.disconnect();
 				}
 				this.requests.incrementAndGet();
-				if (status != 200 && status != 400 && status != 404) {
+				if (status == 503) {
+					this.refused.incrementAndGet();
+				}
+				else if (status != 200 && status != 400 && status != 404) {
 					this.unexpected.incrementAndGet();
 				}
 				else if (status == 200 && path.startsWith("/user/search") && this.ids.size() < MAX_IDS) {

@@ -11,7 +11,12 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param enabled off: the service reports ready as soon as it has started, with its hot
  * paths still interpreted (a cold JVM spends several times a warm one's CPU per request
  * for its first minutes under load)
- * @param clients how many connections send the warm-up's requests at once
+ * @param clients how many connections send the warm-up's requests at once: as many as
+ * Tomcat's request threads (server.tomcat.threads.max, 16) by default, so that every
+ * thread is busy, requests wait in Tomcat's queue, for the read pools and for the
+ * admission limit, and the code of those waits is compiled before a client meets it
+ * (warmed from 4 connections, that code was compiled, and much that had been compiled was
+ * thrown away and compiled again, in a fresh service's first minute under load)
  * @param minTime the warm-up runs at least this long
  * @param maxTime and at most this long: past it the service reports ready, warm or not,
  * and says so in its log
@@ -19,7 +24,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * compiling, over each of two seconds in a row
  */
 @ConfigurationProperties("app.warm-up")
-public record WarmUpProperties(@DefaultValue("true") boolean enabled, @DefaultValue("4") int clients,
+public record WarmUpProperties(@DefaultValue("true") boolean enabled, @DefaultValue("16") int clients,
 		@DefaultValue("10s") Duration minTime, @DefaultValue("90s") Duration maxTime,
 		@DefaultValue("0.05") double settled) {
 
