@@ -26,6 +26,8 @@ import org.springframework.boot.ApplicationRunner;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.core.env.Environment;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
 import org.springframework.stereotype.Component;
 
 /**
@@ -66,6 +68,9 @@ class WarmUp implements ApplicationRunner {
 	/** The ids a warm-up reads at most: enough to leave the replicas' caches cold. */
 	private static final int MAX_IDS = 2000;
 
+	/** Spring Boot's default for {@code server.tomcat.threads.max}. */
+	private static final int DEFAULT_TOMCAT_THREADS = 200;
+
 	private final WarmUpProperties properties;
 
 	private final Environment environment;
@@ -105,7 +110,9 @@ class WarmUp implements ApplicationRunner {
 		boolean timed = jit != null && jit.isCompilationTimeMonitoringSupported();
 		long compiledBefore = timed ? jit.getTotalCompilationTime() : 0;
 		long start = System.nanoTime();
-		Clients clients = new Clients(base, this.properties.clients());
+		int count = (this.properties.clients() != null) ? this.properties.clients()
+				: this.environment.getProperty("server.tomcat.threads.max", Integer.class, DEFAULT_TOMCAT_THREADS);
+		Clients clients = new Clients(base, count);
 		clients.start();
 		boolean settled = false;
 		try {
@@ -230,12 +237,10 @@ class WarmUp implements ApplicationRunner {
 				connection.setConnectTimeout(2000);
 				connection.setReadTimeout(5000);
 				connection.setRequestProperty("User-Agent", "user-profiles-warm-up");
-				// What an API client (and the simulations) sends: the answer's content
-				// type is
-				// then set before the handler runs (input/JsonAnswers), the path every
-				// such
-				// read takes. HttpURLConnection's own Accept would warm another one.
-				connection.setRequestProperty("Accept", "application/json");
+				// An API client's Accept, as the simulations send it: input/JsonAnswers
+				// then presets the content type, the path every such read takes.
+				// HttpURLConnection's own Accept would warm another path.
+				connection.setRequestProperty(HttpHeaders.ACCEPT, MediaType.APPLICATION_JSON_VALUE);
 				int status = connection.getResponseCode();
 				String body;
 				// Read whole, so that the connection goes back to the cache for the next
