@@ -95,19 +95,30 @@ final class Endpoints {
 	 * at capacity, the user sends nothing more (the {@code Retry-After} it was given is
 	 * longer than what is left of its visit). The refusal is a failed request in
 	 * Gatling's statistics, and counted and timed apart in the summary
-	 * ({@link ClientFigures#shed}).
+	 * ({@link ClientFigures#shed}); a 200 is timed there too, exactly
+	 * ({@link ClientFigures#answered}).
 	 */
 	private static ChainBuilder read(String name, HttpRequestActionBuilder request) {
-		return exec(timeRefusals(request).check(responseTimeInMillis().saveAs("answered_ms"))).exec((session) -> {
-			boolean refused = refusedAtCapacity(session);
-			if (refused) {
-				ClientFigures.shed(name, session.getInt("refused_ms"));
-			}
-			if (!session.contains("answered_ms")) {
-				ClientFigures.unanswered(name);
-			}
-			return session.remove("at_capacity").remove("refused_ms").remove("answered_ms").set("left", refused);
-		}).exitHereIf((session) -> session.getBoolean("left"));
+		return exec(timeRefusals(request).check(responseTimeInMillis().saveAs("answered_ms"),
+				status().saveAs("answered_status")))
+			.exec((session) -> {
+				boolean refused = refusedAtCapacity(session);
+				if (refused) {
+					ClientFigures.shed(name, session.getInt("refused_ms"));
+				}
+				if (!session.contains("answered_ms")) {
+					ClientFigures.unanswered(name);
+				}
+				else if (session.contains("answered_status") && session.getInt("answered_status") == 200) {
+					ClientFigures.answered(name, session.getInt("answered_ms"));
+				}
+				return session.remove("at_capacity")
+					.remove("refused_ms")
+					.remove("answered_ms")
+					.remove("answered_status")
+					.set("left", refused);
+			})
+			.exitHereIf((session) -> session.getBoolean("left"));
 	}
 
 	/**
