@@ -10,9 +10,11 @@ For each target of --targets, in this order:
   --base-url at 250,000 and 500,000 users;
 - compose: docker-compose.yml (bench/capacity.py --compose, bench/load-test.py --compose at 250,000 and
   500,000 users), with --env-file (docker/local-images.env where no registry is reachable).
---runs is the runs of each 250,000- and 500,000-user profile. Each tool's own output goes under --out;
-table.md there holds the rows (medians with min-max where there are several runs) and the folders they
-come from. Roughly 40 minutes per target with one run each, 80 with three.
+--runs is the runs of each 250,000- and 500,000-user profile; --parts runs some of the three (capacity,
+250k, 500k) only, into the same --out, where the cells of the others are kept. Each tool's own output goes
+under --out; table.md there holds the rows (medians with min-max where there are several runs) from what
+the folders hold, and the folders they come from. Roughly 40 minutes per target with one run each, 80
+with three.
 """
 import argparse
 import csv
@@ -78,7 +80,8 @@ def first_minute(folder):
     requests = [a + b for a, b in zip(by("first", "requests"), by("after", "requests"))]
     shed = [a + b for a, b in zip(by("first", "shed"), by("after", "shed"))]
     return (f"{len(requests)} run{'s' if len(requests) > 1 else ''}: {cell(requests)} requests, {cell(shed)} refused; "
-            f"p99 {cell(by('after', 'p99_ok_ms'), ' ms')} (first minute {cell(by('first', 'p99_ok_ms'), ' ms')})")
+            f"p99 {cell(by('after', 'p99_ok_ms'), ' ms')} (first minute {cell(by('first', 'p99_ok_ms'), ' ms')}); "
+            f"refused a second {cell(by('after', 'shed_per_s'))} (first minute {cell(by('first', 'shed_per_s'))})")
 
 
 def main():
@@ -87,12 +90,17 @@ def main():
     parser.add_argument("--runs", type=int, default=1, help="runs of each 250,000- and 500,000-user profile [%(default)s]")
     parser.add_argument("--rates", default="400,500,600,650,700,750,800,850,900,950,1000",
                         help="bench/capacity.py's steps, users per second [%(default)s]")
+    parser.add_argument("--parts", default="capacity,250k,500k", help="[%(default)s]")
     parser.add_argument("--env-file", action="append", default=[], help="compose's --env-file, repeatable")
     parser.add_argument("--out", type=Path, default=ROOT / "target/load-table", help="[%(default)s]")
     args = parser.parse_args()
     targets = args.targets.split(",")
     if unknown := set(targets) - {"local", "control", "compose"}:
         parser.error(f"unknown targets: {', '.join(sorted(unknown))}")
+    parts = args.parts.split(",")
+    if unknown := set(parts) - {"capacity", "250k", "500k"}:
+        parser.error(f"unknown parts: {', '.join(sorted(unknown))}")
+    profiles = [f"GetUserSimulation:{users}" for users, part in ((250000, "250k"), (500000, "500k")) if part in parts]
     out = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
     runs = ["--runs", str(args.runs), "--out", str(out)]
@@ -100,22 +108,30 @@ def main():
     if not (ROOT / ".data/user-ids.csv").is_file():
         fail("seed first: ./mvnw spring-boot:run -Dspring-boot.run.arguments=--app.seed.users=1000000", 2)
     if "local" in targets:
-        run("capacity.py", "--rates", args.rates, "--label", "service", "--out", str(out))
-        run("first-minute.py", "--runs", str(args.runs), "--out", str(out / "first-minute"))
-        run("load-test.py", *runs, "GetUserSimulation:500000")
+        if "capacity" in parts:
+            run("capacity.py", "--rates", args.rates, "--label", "service", "--out", str(out))
+        if "250k" in parts:
+            run("first-minute.py", "--runs", str(args.runs), "--out", str(out / "first-minute"))
+        if "500k" in parts:
+            run("load-test.py", *runs, "GetUserSimulation:500000")
     if "control" in targets:
         # The control reads the replicas of the service's cluster: the service runs for them, idle.
         with service(out / "control-cluster-service.log", []):
             pid = subprocess.run([sys.executable, str(ROOT / "bench/controls/run-control.py"), "spring-jdbc"],
                                  cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
             try:
-                run("capacity.py", "--rates", args.rates, "--base-url", CONTROL_URL, "--label", "control", "--out", str(out))
-                run("load-test.py", *runs, "--base-url", CONTROL_URL, "GetUserSimulation:250000", "GetUserSimulation:500000")
+                if "capacity" in parts:
+                    run("capacity.py", "--rates", args.rates, "--base-url", CONTROL_URL, "--label", "control",
+                        "--out", str(out))
+                if profiles:
+                    run("load-test.py", *runs, "--base-url", CONTROL_URL, *profiles)
             finally:
                 subprocess.run(["kill", pid])
     if "compose" in targets:
-        run("capacity.py", "--compose", *env_files, "--label", "compose", "--rates", args.rates, "--out", str(out))
-        run("load-test.py", *runs, "--compose", *env_files, "GetUserSimulation:250000", "GetUserSimulation:500000")
+        if "capacity" in parts:
+            run("capacity.py", "--compose", *env_files, "--label", "compose", "--rates", args.rates, "--out", str(out))
+        if profiles:
+            run("load-test.py", *runs, "--compose", *env_files, *profiles)
     table = [f"# The README's load table, remade at {commit()}", "",
              "| what | local | Docker Compose | plain Spring Boot control |", "|---|---|---|---|",
              f"| capacity (`bench/capacity.py`) | {capacity(out / 'capacity-service')} | {capacity(out / 'capacity-compose')} | "

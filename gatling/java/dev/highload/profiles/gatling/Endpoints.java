@@ -103,14 +103,10 @@ final class Endpoints {
 				status().saveAs("answered_status")))
 			.exec((session) -> {
 				boolean refused = refusedAtCapacity(session);
-				if (refused) {
-					ClientFigures.shed(name, session.getInt("refused_ms"));
-				}
-				if (!session.contains("answered_ms")) {
-					ClientFigures.unanswered(name);
-				}
-				else if (session.contains("answered_status") && session.getInt("answered_status") == 200) {
-					ClientFigures.answered(name, session.getInt("answered_ms"));
+				// The generator's warm-up on its stub is in no statistics, these
+				// included.
+				if (!GeneratorWarmUp.NAME.equals(session.scenario())) {
+					count(name, session, refused);
 				}
 				return session.remove("at_capacity")
 					.remove("refused_ms")
@@ -119,6 +115,19 @@ final class Endpoints {
 					.set("left", refused);
 			})
 			.exitHereIf((session) -> session.getBoolean("left"));
+	}
+
+	/** A read's outcome in {@link ClientFigures}: refused, unanswered or answered 200. */
+	private static void count(String name, Session session, boolean refused) {
+		if (refused) {
+			ClientFigures.shed(name, session.getInt("refused_ms"));
+		}
+		if (!session.contains("answered_ms")) {
+			ClientFigures.unanswered(name);
+		}
+		else if (session.contains("answered_status") && session.getInt("answered_status") == 200) {
+			ClientFigures.answered(name, session.getInt("answered_ms"));
+		}
 	}
 
 	/**
