@@ -13,7 +13,8 @@ which is the generator's start and not an overload a service meets. Refusals (50
 Retry-After) are expected; the run fails when
 - the p99 of the successful requests, or the p99 of the refusals, exceeds --objective (50 ms, the
   service's app.admission.objective): a refusal that waits is as bad as a late answer, and in an
-  open model every waiting user holds one of the generator's descriptors;
+  open model every waiting user holds one of the generator's descriptors. Both p99s are exact, from
+  the simulation's own count per millisecond (bench/common.py figures), not Gatling's estimates;
 - any request failed otherwise: no answer at all (the generator's own connect errors, timeouts,
   closed connections, "Too many open files") or an answer other than 200 and 503.
 Exits 0 when the run held, 1 when it did not, 2 when it could not run.

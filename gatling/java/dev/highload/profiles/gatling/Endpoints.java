@@ -166,7 +166,7 @@ final class Endpoints {
 						.body(StringBody("{\"first_name\":\"#{first_name}\",\"second_name\":\"#{second_name}\","
 								+ "\"birthdate\":\"#{birthdate}\",\"password\":\"#{password}\"}"))
 						.asJson()
-						.check(status().saveAs("register_status"),
+						.check(status().saveAs("register_status"), responseTimeInMillis().saveAs("answered_ms"),
 								header("Retry-After").optional().saveAs("retry_after"),
 								regex("\"user_id\"\\s*:\\s*\"([0-9a-f-]{36})\"").optional().saveAs("user_id"),
 								status().is(200),
@@ -180,8 +180,12 @@ final class Endpoints {
 						if (refusedAtCapacity(session)) {
 							ClientFigures.shed(REGISTER, session.getInt("refused_ms"));
 						}
+						if (session.contains("register_status") && session.getInt("register_status") == 200) {
+							ClientFigures.answered(REGISTER, session.getInt("answered_ms"));
+						}
 						return session.remove("at_capacity")
 							.remove("refused_ms")
+							.remove("answered_ms")
 							.set("register_attempts", session.getInt("register_attempts") + 1);
 					}))
 			.exec((session) -> {
