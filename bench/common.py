@@ -367,17 +367,18 @@ def gatling_statistics(gatling_log):
     return "\n".join(block) + "\n"
 
 
-def answered(summary):
-    """The simulation's exact figures of its 200 answers (ClientFigures): p50, p95, p99 and max in
-    ms over all requests, and by_request {name: (count, p99)}; None when the summary has none."""
-    m = re.search(r"^answered: (\d+) requests answered 200, p50 (\d+) ms, p95 (\d+) ms, p99 (\d+) ms, "
-                  r"max (\d+) ms \((.*)\)$", summary, re.M)
+def exact_times(summary, label):
+    """The simulation's exact figures (ClientFigures) of one summary line: label "answered" (its 200
+    answers: count, p50, p95, p99, max in ms) or "shed" (its refusals at capacity: count, p99), with
+    by_request {name: (count, p99)}; None when the summary has no such line."""
+    m = re.search(rf"^{label}: (\d+) requests answered \d+(?: at capacity)?(.*?)(?: \((.*)\))?$", summary, re.M)
     if not m:
         return None
-    by_request = {name: (int(count), float(p99)) for name, count, p99 in
-                  re.findall(r"(.+?): (\d+), p99 (\d+) ms(?:; |$)", m.group(6))}
-    return dict(count=int(m.group(1)), p50=float(m.group(2)), p95=float(m.group(3)), p99=float(m.group(4)),
-                max=float(m.group(5)), by_request=by_request)
+    times = {key: float(ms) for key, ms in re.findall(r"(p50|p95|p99|max) (\d+) ms", m.group(2))}
+    times.update(count=int(m.group(1)), by_request={
+        name: (int(count), float(p99)) for name, count, p99 in
+        re.findall(r"(.+?): (\d+), p99 (\d+) ms(?:; |$)", m.group(3) or "")})
+    return times
 
 
 def figures(run_dir):
@@ -416,13 +417,13 @@ def figures(run_dir):
     # simulation counts the 200 answers per millisecond (ClientFigures), and its exact percentiles
     # replace them where the line is there. Gatling's own p99 of the successful is kept beside.
     row["gatling_ok_p99_ms"] = row.get("p99_ms")
-    exact = answered(summary)
-    if exact:
+    exact = exact_times(summary, "answered")
+    if exact and exact["count"]:
         row.update(p50_ms=exact["p50"], p95_ms=exact["p95"], p99_ms=exact["p99"], max_ms=exact["max"])
     # The simulation's own count of refusals at capacity (ClientFigures), among Gatling's failed.
-    shed = re.search(r"^shed: (\d+) requests answered 503 at capacity(?:, p99 (\d+) ms)?", summary, re.M)
-    row["shed"] = int(shed.group(1)) if shed else 0
-    row["shed_p99_ms"] = float(shed.group(2)) if shed and shed.group(2) else None
+    shed = exact_times(summary, "shed")
+    row["shed"] = shed["count"] if shed else 0
+    row["shed_p99_ms"] = shed.get("p99") if shed else None
     row["other_failed"] = row["failed"] - row["shed"]
     # Of the failed, those that got no answer at all: the load generator's side (ClientFigures).
     unanswered = re.search(r"^unanswered: (\d+) reads got no answer", summary, re.M)

@@ -21,7 +21,7 @@ import shlex
 import time
 from pathlib import Path
 
-from common import ROOT, answered, calibrate, commit, fail, log, median, need, run_gatling, service, service_java
+from common import ROOT, calibrate, commit, exact_times, fail, log, median, need, run_gatling, service, service_java
 
 NAMES = {"first": "GET /user/{id} first minute", "after": "GET /user/{id} after"}
 COLUMNS = ["run", "started_utc", "phase", "seconds", "requests", "failed", "shed", "shed_per_s", "p99_ok_ms",
@@ -85,19 +85,15 @@ def main():
             calibration.append(calibrate())
             summary_text = "".join(summary.read_text() for summary in run.glob("*-summary.txt"))
             (out / f"run-{n}-summary.txt").write_text(summary_text)
+            # Exact, from the simulation's own counts (ClientFigures); Gatling's are t-digest estimates.
+            answers = (exact_times(summary_text, "answered") or {}).get("by_request", {})
+            refusals = (exact_times(summary_text, "shed") or {}).get("by_request", {})
             for phase, seconds in (("first", 60), ("after", args.window - 60)):
                 stats = page_stats(run, NAMES[phase])
                 total, _, failed = (number(v) for v in stats["Total count"])
                 _, gatling_p99_ok, p99_ko = (number(v) for v in stats["99th percentile"])
-                # Exact from the simulation's own counts (ClientFigures); Gatling's are t-digest estimates.
-                exact = (answered(summary_text) or {}).get("by_request", {}).get(NAMES[phase])
-                p99_ok = exact[1] if exact else gatling_p99_ok
-                shed_line = re.search(r"^shed: .*$", summary_text, re.M)
-                refused = re.search(re.escape(NAMES[phase]) + r": (\d+)(?:, p99 (\d+) ms)?",
-                                    shed_line.group(0) if shed_line else "")
-                shed = int(refused.group(1)) if refused else 0
-                if refused and refused.group(2):
-                    p99_ko = float(refused.group(2))
+                p99_ok = answers[NAMES[phase]][1] if NAMES[phase] in answers else gatling_p99_ok
+                shed, p99_ko = refusals.get(NAMES[phase], (0, p99_ko))
                 rows.append(dict(run=n, started_utc=started, phase=phase, seconds=seconds, requests=int(total),
                                  failed=int(failed or 0), shed=shed, shed_per_s=round(shed / seconds, 2),
                                  p99_ok_ms=p99_ok, gatling_p99_ok_ms=gatling_p99_ok, p99_ko_ms=p99_ko))
@@ -118,12 +114,9 @@ def main():
     for r in rows:
         lines.append(f"| {r['run']} | {r['phase']} | {r['requests']} | {r['failed']} | {r['shed']} | "
                      f"{r['shed_per_s']} | {r['p99_ok_ms']} | {r['gatling_p99_ok_ms']} | {r['p99_ko_ms']} |")
-    ratio = [next(a["p99_ok_ms"] for a in rows if a["run"] == n and a["phase"] == "first") /
-             max(next(a["p99_ok_ms"] for a in rows if a["run"] == n and a["phase"] == "after"), 1)
-             for n in range(1, args.runs + 1)]
-    shed = [(next(a["shed_per_s"] for a in rows if a["run"] == n and a["phase"] == "first"),
-             next(a["shed_per_s"] for a in rows if a["run"] == n and a["phase"] == "after"))
-            for n in range(1, args.runs + 1)]
+    phases = {(r["run"], r["phase"]): r for r in rows}
+    ratio = [phases[n, "first"]["p99_ok_ms"] / max(phases[n, "after"]["p99_ok_ms"], 1) for n in range(1, args.runs + 1)]
+    shed = [(phases[n, "first"]["shed_per_s"], phases[n, "after"]["shed_per_s"]) for n in range(1, args.runs + 1)]
     lines += ["", f"p99 of the first minute / p99 of the rest: median {median(ratio):.2f} "
                   f"(runs: {', '.join(f'{r:.2f}' for r in ratio)})",
               f"refusals a second, first minute / rest: {'; '.join(f'{a} / {b}' for a, b in shed)}"]

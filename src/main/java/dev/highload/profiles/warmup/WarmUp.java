@@ -21,10 +21,12 @@ import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.ApplicationArguments;
 import org.springframework.boot.ApplicationRunner;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.tomcat.autoconfigure.TomcatServerProperties;
 import org.springframework.core.env.Environment;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
@@ -68,16 +70,16 @@ class WarmUp implements ApplicationRunner {
 	/** The ids a warm-up reads at most: enough to leave the replicas' caches cold. */
 	private static final int MAX_IDS = 2000;
 
-	/** Spring Boot's default for {@code server.tomcat.threads.max}. */
-	private static final int DEFAULT_TOMCAT_THREADS = 200;
-
 	private final WarmUpProperties properties;
 
 	private final Environment environment;
 
-	WarmUp(WarmUpProperties properties, Environment environment) {
+	private final ObjectProvider<TomcatServerProperties> tomcat;
+
+	WarmUp(WarmUpProperties properties, Environment environment, ObjectProvider<TomcatServerProperties> tomcat) {
 		this.properties = properties;
 		this.environment = environment;
+		this.tomcat = tomcat;
 	}
 
 	@Override
@@ -111,7 +113,7 @@ class WarmUp implements ApplicationRunner {
 		long compiledBefore = timed ? jit.getTotalCompilationTime() : 0;
 		long start = System.nanoTime();
 		int count = (this.properties.clients() != null) ? this.properties.clients()
-				: this.environment.getProperty("server.tomcat.threads.max", Integer.class, DEFAULT_TOMCAT_THREADS);
+				: this.tomcat.getIfAvailable(TomcatServerProperties::new).getThreads().getMax();
 		Clients clients = new Clients(base, count);
 		clients.start();
 		boolean settled = false;
