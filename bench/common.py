@@ -38,6 +38,57 @@ def spread(values, digits=1):
     return f"{median(values):.{digits}f} [{min(values):.{digits}f}–{max(values):.{digits}f}]"
 
 
+# The two sides of a run on one machine, each in a CPU cgroup of its own at the default weight: when both
+# want the cores they get half each, whatever their numbers of threads. Without them the load generator's
+# threads competed one by one with the service's and the nodes' in the root cgroup, while Docker keeps
+# every container of a Compose deployment under one cgroup (`docker`) that weighs as much as one
+# thread there: beside Gatling's JVM the deployment got the cores last (docs/reports/compose.md,
+# "250,000 users, one lever at a time"). With a group each, the local run, its control and Compose
+# meet the load generator on the same terms.
+LOAD_GROUP, TARGET_GROUP = "profiles-load-generator", "profiles-target"
+CGROUPS = Path("/sys/fs/cgroup")
+_group_notes = set()
+
+
+def cpu_group(name):
+    """The directory of the CPU cgroup `name` at the top of the hierarchy (cgroup v1's cpu controller
+    or v2's unified tree), made if need be, at the default weight; None, said once, where cgroups
+    cannot be written (not root, a read-only /sys/fs/cgroup): then everything runs where it was."""
+    v1 = CGROUPS / "cpu"
+    unified = (CGROUPS / "cgroup.controllers").exists()
+    base, weight_file, weight = (CGROUPS, "cpu.weight", "100") if unified else (v1, "cpu.shares", "1024")
+    group = base / name
+    try:
+        if unified:
+            controllers = (CGROUPS / "cgroup.subtree_control").read_text().split()
+            if "cpu" not in controllers:
+                (CGROUPS / "cgroup.subtree_control").write_text("+cpu")
+        elif not v1.is_dir():
+            raise OSError("no cpu controller mounted at /sys/fs/cgroup/cpu")
+        group.mkdir(exist_ok=True)
+        (group / weight_file).write_text(weight)
+        return group
+    except OSError as e:
+        if name not in _group_notes:
+            _group_notes.add(name)
+            log(f"CPU group {name} not made ({e}): the load generator and its target share the cores thread by thread")
+        return None
+
+
+def joining(name):
+    """For subprocess's preexec_fn: the child joins the CPU group `name` before it runs its program, and
+    its own children follow it; None where there is no such group."""
+    group = cpu_group(name)
+    if group is None:
+        return None
+    procs = str(group / "cgroup.procs")
+
+    def join():
+        with open(procs, "w") as f:
+            f.write(str(os.getpid()))
+    return join
+
+
 def need(*tools):
     if missing := [t for t in tools if not shutil.which(t)]:
         fail(f"missing {', '.join(missing)}; on Debian: apt-get install wrk postgresql-client iproute2 linux-perf")
@@ -57,7 +108,8 @@ class CpuCounters:
             fail("the CPU monitor is not compiled: run ./mvnw test-compile first")
         options = [*(["--cluster", str(cluster)] if cluster else []), *(["--project", project] if project else [])]
         self.process = subprocess.Popen(["java", "-cp", str(classes), "dev.highload.profiles.gatling.monitor.CpuCounters",
-                                         *options], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                                         *options], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                        preexec_fn=joining(LOAD_GROUP))
         self.read()
 
     def read(self, *pids):
@@ -126,7 +178,8 @@ def service(log_file, args, port=8080, management_port=8081, java="java", timeou
         fail(f"port {taken} is already in use: stop what listens there, or choose other ports", 2)
     Path(log_file).parent.mkdir(parents=True, exist_ok=True)
     with open(log_file, "w") as out:
-        process = subprocess.Popen(service_command(java) + list(args), cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(service_command(java) + list(args), cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
+                                   preexec_fn=joining(TARGET_GROUP))
     try:
         deadline = time.monotonic() + timeout
         while http_status(f"http://127.0.0.1:{management_port}/actuator/health/readiness") != 200:
@@ -231,7 +284,8 @@ def run_gatling(simulation, options, output=None, java_home=None):
     status = subprocess.run(["./mvnw", "-B", "-ntp", "gatling:test",
                              "-Dspring-javaformat.validate.skip=true",
                              f"-Dgatling.simulationClass=dev.highload.profiles.gatling.{simulation}", *options],
-                            cwd=ROOT, env=env, stdout=output, stderr=output and subprocess.STDOUT).returncode
+                            cwd=ROOT, env=env, stdout=output, stderr=output and subprocess.STDOUT,
+                            preexec_fn=joining(LOAD_GROUP)).returncode
     runs = sorted(glob.glob(f"{ROOT}/target/gatling/{simulation.lower()}-*"), key=os.path.getmtime)
     return status, Path(runs[-1]) if runs else None
 
@@ -249,7 +303,7 @@ def wrk(url, seconds, script="get.lua", threads=2, connections=16, env=None):
     """A closed-loop wrk run: requests, rps, p99_ms, max_ms, errors (non-2xx and socket), output."""
     out = subprocess.run(["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency", "-s",
                           str(ROOT / "bench" / script), url], cwd=ROOT, capture_output=True, text=True,
-                         env=dict(os.environ, **(env or {}))).stdout
+                         env=dict(os.environ, **(env or {})), preexec_fn=joining(LOAD_GROUP)).stdout
     ms = lambda pattern: (lambda v, unit: float(v) * {"us": 0.001, "ms": 1, "s": 1000, "m": 60000}[unit])(
         *re.search(pattern + r"\s+([\d.]+)(us|ms|s|m)\b", out, re.M).groups())
     try:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
-from common import ZERO_ID, http_status  # noqa: E402 (bench/common.py, found through the path above)
+from common import TARGET_GROUP, ZERO_ID, http_status, joining  # noqa: E402 (bench/common.py, found through the path above)
 
 CONTROLS = {"spring-jdbc": ("spring-jdbc-control.jar", 18090), "vertx-pg": ("vertx-pg-control.jar", 18091)}
 
@@ -47,7 +47,9 @@ def main():
     log = project / "target" / "control.log"
     with log.open("w") as out:
         server = subprocess.Popen([args.java, *shlex.split(args.java_opts), "-jar", str(jar)], cwd=project,
-                                  stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+                                  stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+                                  # the bench tools' side of the target (bench/common.py, TARGET_GROUP)
+                                  preexec_fn=joining(TARGET_GROUP))
     deadline, code = time.monotonic() + args.timeout, None
     try:  # stopped on every way out but ready, Ctrl-C included, so that no server is left behind
         while time.monotonic() < deadline and server.poll() is None:
