@@ -38,25 +38,23 @@ def spread(values, digits=1):
     return f"{median(values):.{digits}f} [{min(values):.{digits}f}–{max(values):.{digits}f}]"
 
 
-# The two sides of a run on one machine, each in a CPU cgroup of its own at the default weight: when both
-# want the cores they get half each, whatever their numbers of threads. Without them the load generator's
-# threads competed one by one with the service's and the nodes' in the root cgroup, while Docker keeps
-# every container of a Compose deployment under one cgroup (`docker`) that weighs as much as one
-# thread there: beside Gatling's JVM the deployment got the cores last (docs/reports/compose.md,
-# "250,000 users, one lever at a time"). With a group each, the local run, its control and Compose
-# meet the load generator on the same terms.
+# A trial, off unless BENCH_CPU_GROUPS gives a share: the two sides of a run on one machine each in a CPU
+# cgroup of its own, the load generator's weight that share of its target's. By default everything runs
+# in the root cgroup and the scheduler shares the cores thread by thread, while Docker keeps a Compose
+# deployment under one cgroup (`docker`) that weighs as much as one thread there. Measured, no share
+# is neutral (docs/reports/capacity.md, "Two CPU groups (a trial)"); the load table is made without.
 LOAD_GROUP, TARGET_GROUP = "profiles-load-generator", "profiles-target"
 CGROUPS = Path("/sys/fs/cgroup")
 _group_notes = set()
 
 
-def cpu_group(name):
+def cpu_group(name, share=1.0):
     """The directory of the CPU cgroup `name` at the top of the hierarchy (cgroup v1's cpu controller
     or v2's unified tree), made if need be, at the default weight; None, said once, where cgroups
     cannot be written (not root, a read-only /sys/fs/cgroup): then everything runs where it was."""
     v1 = CGROUPS / "cpu"
     unified = (CGROUPS / "cgroup.controllers").exists()
-    base, weight_file, weight = (CGROUPS, "cpu.weight", "100") if unified else (v1, "cpu.shares", "1024")
+    base, weight_file, weight = (CGROUPS, "cpu.weight", 100) if unified else (v1, "cpu.shares", 1024)
     group = base / name
     try:
         if unified:
@@ -66,7 +64,7 @@ def cpu_group(name):
         elif not v1.is_dir():
             raise OSError("no cpu controller mounted at /sys/fs/cgroup/cpu")
         group.mkdir(exist_ok=True)
-        (group / weight_file).write_text(weight)
+        (group / weight_file).write_text(str(max(2, round(weight * share))))
         return group
     except OSError as e:
         if name not in _group_notes:
@@ -77,8 +75,16 @@ def cpu_group(name):
 
 def joining(name):
     """For subprocess's preexec_fn: the child joins the CPU group `name` before it runs its program, and
-    its own children follow it; None where there is no such group."""
-    group = cpu_group(name)
+    its own children follow it; None where there is no such group, and unless BENCH_CPU_GROUPS gives
+    the load generator's weight as a share of its target's (1: equal; a trial, docs/reports/capacity.md,
+    "Two CPU groups")."""
+    try:
+        share = float(os.environ.get("BENCH_CPU_GROUPS", "0"))
+    except ValueError:
+        fail("BENCH_CPU_GROUPS: the load generator's weight as a share of its target's, e.g. 1 or 0.125")
+    if share <= 0:
+        return None
+    group = cpu_group(name, share if name == LOAD_GROUP else 1.0)
     if group is None:
         return None
     procs = str(group / "cgroup.procs")
