@@ -50,8 +50,9 @@ _group_notes = set()
 
 def cpu_group(name, share=1.0):
     """The directory of the CPU cgroup `name` at the top of the hierarchy (cgroup v1's cpu controller
-    or v2's unified tree), made if need be, at the default weight; None, said once, where cgroups
-    cannot be written (not root, a read-only /sys/fs/cgroup): then everything runs where it was."""
+    or v2's unified tree), made if need be, its weight `share` of the default one; None, said once,
+    where cgroups cannot be written (not root, a read-only /sys/fs/cgroup, a weight out of range):
+    then everything runs where it was."""
     v1 = CGROUPS / "cpu"
     unified = (CGROUPS / "cgroup.controllers").exists()
     base, weight_file, weight = (CGROUPS, "cpu.weight", 100) if unified else (v1, "cpu.shares", 1024)
