@@ -4,12 +4,9 @@ service's objective and the load generator loses nothing of its own.
 
 One run of GetUserSimulation by bench/load-test.py (the service on its embedded cluster in .data/,
 seeded with 1,000,000 users first when it is not; its wrk warm-up), users arriving at --rate a second
-for --window seconds after a 10-s ramp: 1,200 a second is 12,000 GETs a second offered, a third past
-what the fastest 2-core machine measured here serves (8,952 a second, CI at 38e5ad6) and about twice
-what the slower ones serve. At 1,000 a second that machine was barely past capacity: it refused only
-2,361 reads, one stall's worth, and one stall decided their p99 (65 ms). Past capacity by a third to
-four fifths (1,200 and 1,500 a second here) the refusals' p99 was 26 and 32 ms, and nothing else
-failed (docs/reports/capacity.md, "The guard's rate"). Gatling first warms its own JVM
+for --window seconds after a 10-s ramp. The rate is set well past the capacity of the fastest 2-core
+machine measured here, because just past capacity a run refuses so few reads that one stall decides
+their p99 (the runs: docs/reports/capacity.md, "The guard's rate"). Gatling first warms its own JVM
 for --generator-warm-up seconds on a stub inside it (gatling/.../GeneratorWarmUp): a fresh Gatling JVM
 is slow for its first seconds whatever it loads, and at this rate it took most of both cores then,
 which is the generator's start and not an overload a service meets. Refusals (503 with
