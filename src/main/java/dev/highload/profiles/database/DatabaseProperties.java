@@ -53,6 +53,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * so that a read on a replica that answers nothing fails over quickly, and a 1.5 s
  * statement timeout below it, so that a read that is merely slow is cancelled by the
  * server rather than cut off by the socket timeout and repeated elsewhere
+ * @param routing what an address in {@code replicas} stands for: one node
+ * ({@code per-node}, the default) or a balanced endpoint whose connections reach
+ * different replicas ({@code balanced}; {@link Routing})
  */
 @ConfigurationProperties("app.db")
 public record DatabaseProperties(@DefaultValue( {
@@ -63,7 +66,7 @@ public record DatabaseProperties(@DefaultValue( {
 		@DefaultValue("50ms") Duration readYourWritesWait, @DefaultValue("1s") Duration nodeCheckInterval,
 		@DefaultValue("5ms") Duration primaryPositionSpacing, @DefaultValue("5s") Duration writeTimeout,
 		@DefaultValue("apply") Migrations migrations, @DefaultValue Ssl ssl, @DefaultValue Pool writePool,
-		@DefaultValue Pool readPool, @DefaultValue Migration migration){
+		@DefaultValue Pool readPool, @DefaultValue Migration migration, @DefaultValue("per-node") Routing routing){
 
 	/** The role that migrations and the seeder log in as: the migration role if set. */
 	public String migrationUsername() {
@@ -91,6 +94,30 @@ public record DatabaseProperties(@DefaultValue( {
 				+ targetServerType + "&connectTimeout=" + connectTimeout.toSeconds() + "&socketTimeout="
 				+ socketTimeout.toSeconds() + "&tcpKeepAlive=true&ApplicationName=" + applicationName
 				+ this.ssl.urlParameters();
+	}
+
+	/**
+	 * What an address in {@code app.db.replicas} stands for, which decides what the read
+	 * router may believe of a read's connection (routing.ReadRouter).
+	 */
+	public enum Routing {
+
+		/**
+		 * Each address is one node: every connection of its pool reaches the same server,
+		 * so a position one read saw there holds for the next read on that pool.
+		 */
+		PER_NODE,
+
+		/**
+		 * Each replica address is an endpoint that balances connections over several
+		 * replicas, as a Kubernetes Service such as CloudNativePG's {@code <cluster>-ro}
+		 * does: two connections of one pool may reach two replicas at different
+		 * positions. Nothing learned on one connection is taken to hold for another;
+		 * every answer is checked against the position it needed, and one from behind is
+		 * read again on the primary.
+		 */
+		BALANCED
+
 	}
 
 	/** What the service does with the migrations at start. */
@@ -167,6 +194,10 @@ public record DatabaseProperties(@DefaultValue( {
 	 * does not start with them.
 	 */
 	public DatabaseProperties {
+		if (routing == Routing.BALANCED && (replicas == null || replicas.isEmpty() || !readFromReplicas)) {
+			throw new IllegalArgumentException("app.db.routing=balanced needs the balanced replica endpoint in "
+					+ "app.db.replicas (e.g. <cluster>-ro:5432) and app.db.read-from-replicas=true");
+		}
 		if (writePool != null) {
 			writePool.validate("app.db.write-pool");
 		}

@@ -2,6 +2,8 @@ package dev.highload.profiles.routing;
 
 import java.util.concurrent.atomic.AtomicLong;
 
+import javax.sql.DataSource;
+
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
 import org.slf4j.Logger;
@@ -20,6 +22,12 @@ final class Node {
 
 	final HikariDataSource pool;
 
+	/**
+	 * A balanced replica endpoint's connections ({@code app.db.routing=balanced}),
+	 * through which reads take this node's pool; {@code null} for one node.
+	 */
+	final BalancedConnections balanced;
+
 	private final AtomicLong known = new AtomicLong();
 
 	private volatile boolean standby;
@@ -27,9 +35,25 @@ final class Node {
 	private volatile boolean healthy = true;
 
 	Node(String name, HikariDataSource pool, boolean standby) {
+		this(name, pool, standby, false);
+	}
+
+	/**
+	 * @param balanced whether the address is an endpoint that balances its connections
+	 * over several replicas: its {@code known} position is then the furthest any of them
+	 * showed, a hint for choosing it, and what holds for one read is decided per
+	 * connection ({@link BalancedConnections})
+	 */
+	Node(String name, HikariDataSource pool, boolean standby, boolean balanced) {
 		this.name = name;
 		this.pool = pool;
 		this.standby = standby;
+		this.balanced = balanced ? new BalancedConnections(pool) : null;
+	}
+
+	/** What the routing DataSource hands a read on this node. */
+	DataSource readTarget() {
+		return (this.balanced != null) ? this.balanced : this.pool;
 	}
 
 	WalPosition known() {

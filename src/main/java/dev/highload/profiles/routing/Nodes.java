@@ -46,16 +46,19 @@ final class Nodes implements SmartLifecycle {
 	/**
 	 * @param pools a read pool per node
 	 * @param standbys the addresses taken for replicas until a probe says otherwise
+	 * @param balanced whether those addresses are balanced endpoints, each reaching
+	 * several replicas ({@code app.db.routing=balanced})
 	 * @param writePool the write pool, which always reaches the primary
 	 * @param positions told of the primary's positions
 	 * @param periodMillis the time between two probes of a node
 	 */
-	Nodes(NodePools pools, List<String> standbys, HikariDataSource writePool, KnownPositions positions,
-			long periodMillis) {
+	Nodes(NodePools pools, List<String> standbys, boolean balanced, HikariDataSource writePool,
+			KnownPositions positions, long periodMillis) {
 		List<Node> nodes = new ArrayList<>();
 		Map<String, Node> byHost = new LinkedHashMap<>();
 		pools.byHost().forEach((host, pool) -> {
-			Node node = new Node(pool.getPoolName(), pool, standbys.contains(host));
+			boolean standby = standbys.contains(host);
+			Node node = new Node(pool.getPoolName(), pool, standby, balanced && standby);
 			nodes.add(node);
 			byHost.put(host, node);
 		});
@@ -107,7 +110,7 @@ final class Nodes implements SmartLifecycle {
 	Map<Object, Object> pools() {
 		Map<Object, Object> pools = new HashMap<>();
 		for (Node node : this.readable) {
-			pools.put(node.name, node.pool);
+			pools.put(node.name, node.readTarget());
 		}
 		pools.put(this.primary.name, this.primary.pool);
 		return pools;

@@ -53,12 +53,24 @@ public final class ReadRouter {
 
 	private final Counter retried;
 
+	private final Counter behind;
+
+	private final Counter checked;
+
 	ReadRouter(Nodes nodes, NodeChoice choice, KnownPositions positions, MeterRegistry meterRegistry) {
 		this.nodes = nodes;
 		this.choice = choice;
 		this.positions = positions;
 		this.retried = Counter.builder("profiles.reads.retried")
 			.description("Reads repeated on another node after their connection broke")
+			.register(meterRegistry);
+		this.behind = Counter.builder("profiles.reads.behind")
+			.description("Reads whose connection to a balanced replica endpoint reached a replica behind "
+					+ "the position they needed, or that could not tell, read on the primary instead")
+			.register(meterRegistry);
+		this.checked = Counter.builder("profiles.reads.checked")
+			.description("Reads on a balanced replica endpoint that asked their connection for its "
+					+ "position first: nothing known of it covered the position they needed")
 			.register(meterRegistry);
 	}
 
@@ -82,6 +94,12 @@ public final class ReadRouter {
 			return runOn(node, required, read);
 		}
 		catch (DataAccessResourceFailureException ex) {
+			if (node.balanced != null && isBehind(ex)) {
+				// Not a fault of the endpoint: its other replica may be ahead. This read
+				// goes where every acknowledged write is.
+				this.behind.increment();
+				return runOn(this.nodes.primaryForReads(node), required, read);
+			}
 			if (!DatabaseFailures.isBrokenConnection(ex) && !(ex.getCause() instanceof NodeWentBack)) {
 				throw ex;
 			}
@@ -111,9 +129,12 @@ public final class ReadRouter {
 	}
 
 	private <T> Positioned<T> runOn(Node node, WalPosition required, Supplier<T> read) {
+		if (node.balanced != null) {
+			return runOnBalanced(node, required, read);
+		}
 		boolean primary = node == this.nodes.primary();
 		WalPosition covered = primary ? required : node.known().max(required);
-		RoutedRead routed = RoutedRead.begin(node);
+		RoutedRead routed = RoutedRead.begin(node, required);
 		T value;
 		try {
 			value = read.get();
@@ -133,6 +154,55 @@ public final class ReadRouter {
 		node.observed(seen.position(), seen.standby());
 		this.positions.seen(seen.position());
 		return new Positioned<>(value, covered, seen.position(), seen.standby());
+	}
+
+	/**
+	 * A read on a balanced replica endpoint: what it covers is what its own connection
+	 * had replayed before it began ({@link BalancedConnections}), never what another
+	 * connection showed. A read that reported no position cannot be bounded by asking the
+	 * endpoint afterwards (that may be another replica), so it is read again on the
+	 * primary.
+	 */
+	private <T> Positioned<T> runOnBalanced(Node node, WalPosition required, Supplier<T> read) {
+		RoutedRead routed = RoutedRead.begin(node, required);
+		T value;
+		try {
+			value = read.get();
+		}
+		finally {
+			routed.end();
+			if (routed.wasChecked()) {
+				this.checked.increment();
+			}
+		}
+		if (!routed.reported() || routed.connection() == null) {
+			this.behind.increment();
+			return runOn(this.nodes.primaryForReads(node), required, read);
+		}
+		WalPosition covered = routed.connectionCovered().max(required);
+		WalPosition seen = routed.seen();
+		if (seen.compareTo(covered) < 0) {
+			// This connection's replica went back (rebuilt or rewound): what it answered
+			// may
+			// miss what it showed before. The endpoint's other connections are not at
+			// fault.
+			node.balanced.forget(routed.connection());
+			this.behind.increment();
+			return runOn(this.nodes.primaryForReads(node), required, read);
+		}
+		node.balanced.seen(routed.connection(), seen.offset());
+		node.observed(seen, routed.standby());
+		this.positions.seen(seen);
+		return new Positioned<>(value, covered, seen, routed.standby());
+	}
+
+	private static boolean isBehind(Throwable ex) {
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			if (cause instanceof BalancedConnections.Behind) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/**

@@ -1,5 +1,7 @@
 package dev.highload.profiles.routing;
 
+import org.postgresql.PGConnection;
+
 /**
  * The routed read running on this thread: the node the router chose, whose pool the
  * routing DataSource hands out while it runs, and the highest position its statements
@@ -11,22 +13,71 @@ final class RoutedRead {
 
 	final Node node;
 
+	private final long required;
+
 	private long seen = -1;
 
 	private boolean standby;
 
-	private RoutedRead(Node node) {
+	private PGConnection connection;
+
+	private long covered = -1;
+
+	private boolean checked;
+
+	private RoutedRead(Node node, long required) {
 		this.node = node;
+		this.required = required;
 	}
 
-	/** Starts a read on {@code node}; {@link #end()} must follow, in a finally. */
-	static RoutedRead begin(Node node) {
+	/**
+	 * Starts a read on {@code node} that must see {@code required}; {@link #end()} must
+	 * follow, in a finally.
+	 */
+	static RoutedRead begin(Node node, WalPosition required) {
 		if (CURRENT.get() != null) {
 			throw new IllegalStateException("A routed read is already running on this thread; reads do not nest");
 		}
-		RoutedRead read = new RoutedRead(node);
+		RoutedRead read = new RoutedRead(node, required.offset());
 		CURRENT.set(read);
 		return read;
+	}
+
+	/** The read running on this thread; {@code null} outside one. */
+	static RoutedRead current() {
+		return CURRENT.get();
+	}
+
+	long required() {
+		return this.required;
+	}
+
+	/**
+	 * On a balanced endpoint ({@link BalancedConnections}): the connection the read got
+	 * and a position that connection's replica had replayed before the read began.
+	 */
+	void connection(PGConnection connection, long covered) {
+		this.connection = connection;
+		this.covered = covered;
+	}
+
+	/** The balanced endpoint's connection the read ran on; {@code null} if none. */
+	PGConnection connection() {
+		return this.connection;
+	}
+
+	/** What {@link #connection(PGConnection, long)} was told the read covers. */
+	WalPosition connectionCovered() {
+		return new WalPosition(Math.max(this.covered, 0));
+	}
+
+	/** The connection's position had to be asked before the read. */
+	void checked() {
+		this.checked = true;
+	}
+
+	boolean wasChecked() {
+		return this.checked;
 	}
 
 	/** The node of the read running on this thread; {@code null} outside one. */

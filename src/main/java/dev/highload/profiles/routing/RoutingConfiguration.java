@@ -28,8 +28,8 @@ class RoutingConfiguration {
 	@Bean
 	Nodes readNodes(NodePools nodePools, HikariDataSource writeDataSource, DatabaseProperties properties,
 			KnownPositions knownPositions) {
-		return new Nodes(nodePools, properties.replicas(), writeDataSource, knownPositions,
-				properties.nodeCheckInterval().toMillis());
+		return new Nodes(nodePools, properties.replicas(), properties.routing() == DatabaseProperties.Routing.BALANCED,
+				writeDataSource, knownPositions, properties.nodeCheckInterval().toMillis());
 	}
 
 	@Bean

@@ -34,7 +34,8 @@ class NodesTests {
 		NodePools pools = mock(NodePools.class);
 		given(pools.byHost()).willReturn(Map.of("replica:5432", this.pool));
 		HikariDataSource writePool = mock(HikariDataSource.class);
-		this.nodes = new Nodes(pools, List.of("replica:5432"), writePool, new KnownPositions(writePool, 5), 1000);
+		this.nodes = new Nodes(pools, List.of("replica:5432"), false, writePool, new KnownPositions(writePool, 5),
+				1000);
 		this.node = this.nodes.readable()[0];
 	}
 
@@ -53,7 +54,8 @@ class NodesTests {
 		byHost.put("primary:5432", primaryReads);
 		byHost.put("replica:5432", replicaReads);
 		given(pools.byHost()).willReturn(byHost);
-		Nodes nodes = new Nodes(pools, List.of("replica:5432"), writePool, new KnownPositions(writePool, 5), 1000);
+		Nodes nodes = new Nodes(pools, List.of("replica:5432"), false, writePool, new KnownPositions(writePool, 5),
+				1000);
 		NodeChoice choice = new NodeChoice(nodes, TimeUnit.MILLISECONDS.toNanos(2), new SimpleMeterRegistry());
 		Node chosen = choice.choose(new WalPosition(0x16B3748L), null);
 		assertThat(chosen).isSameAs(nodes.readable()[0]).isNotSameAs(nodes.primary());
