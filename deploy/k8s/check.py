@@ -7,8 +7,13 @@ private, secrets only as files and never committed.
 
     python3 deploy/k8s/check.py                # CI runs it (.ci/run)
     python3 deploy/k8s/check.py --self-test    # breaks the rendered manifests on purpose: each must fail
-    python3 deploy/k8s/check.py --crds DIR     # also validates Cluster and Pooler against the
-                                               # CloudNativePG CRDs (YAML files) in DIR
+    python3 deploy/k8s/check.py --crds DIR     # Cluster and Pooler against the CRD YAML files in DIR
+                                               # instead of the pinned release's (below)
+
+Cluster and Pooler are validated against the CRDs of the CloudNativePG release the manifests are
+written for (CNPG_VERSION), taken from the Go module proxy, the one registry these machines reach
+that serves the operator's source: the module's zip, checked against its SHA-256 below, holds
+config/crd/bases/ as the release tagged it. It is cached under target/k8s-check/.
 
 Needs kubectl (its built-in kustomize) or kustomize. PyYAML and kubernetes-validate come from PyPI
 into a virtualenv under target/k8s-check/ when the running Python lacks them. The secrets are
@@ -43,6 +48,13 @@ KUBERNETES_VERSION = "1.32"
 # The renders: the base as `kubectl apply -k deploy/k8s` applies it, and with the pooler component.
 RENDERS = {"base": ".", "pooler": "overlays/pooler"}
 CLUSTER = "profiles-db"
+# The operator release whose CRDs the Cluster and Pooler are held to, and its module zip on the Go
+# module proxy (proxy.golang.org; origin: github.com/cloudnative-pg/cloudnative-pg, tag v1.30.0,
+# commit 4b5e244a7d031f67e025c83c1555e7726ecbbfa1), 14,854,364 bytes.
+CNPG_VERSION = "1.30.0"
+CNPG_ZIP_URL = f"https://proxy.golang.org/github.com/cloudnative-pg/cloudnative-pg/@v/v{CNPG_VERSION}.zip"
+CNPG_ZIP_SHA256 = "68fad0cf2253cc940f24fe38f358dd2ee5a25a8fbc7d5189bddfc23b3f55fb0d"
+CNPG_CRDS = ("postgresql.cnpg.io_clusters.yaml", "postgresql.cnpg.io_poolers.yaml")
 DEPLOYMENT = "profiles"
 MANAGEMENT_PORT = 8081
 # The files the service reads as properties (application.yml's configtree:/run/secrets/).
@@ -138,6 +150,35 @@ def strict_schema(schema):
     # holds it to its schema in every built-in kind.
     schema.get("properties", {}).get("metadata", {}).pop("additionalProperties", None)
     return schema
+
+
+def cnpg_crds():
+    """The pinned release's Cluster and Pooler CRDs, fetched once into target/k8s-check/."""
+    import hashlib
+    import urllib.request
+    import zipfile
+    directory = WORK / f"cnpg-{CNPG_VERSION}-crds"
+    if all((directory / name).is_file() for name in CNPG_CRDS):
+        return directory
+    archive = WORK / f"cnpg-{CNPG_VERSION}.zip"
+    if not archive.is_file() or hashlib.sha256(archive.read_bytes()).hexdigest() != CNPG_ZIP_SHA256:
+        print(f"k8s check: fetching the CloudNativePG {CNPG_VERSION} CRDs from {CNPG_ZIP_URL}")
+        try:
+            with urllib.request.urlopen(CNPG_ZIP_URL, timeout=120) as answer:
+                archive.write_bytes(answer.read())
+        except OSError as ex:
+            print(f"k8s check: could not fetch {CNPG_ZIP_URL}: {ex}", file=sys.stderr)
+            sys.exit(2)
+    digest = hashlib.sha256(archive.read_bytes()).hexdigest()
+    if digest != CNPG_ZIP_SHA256:
+        print(f"k8s check: {archive} has SHA-256 {digest}, expected {CNPG_ZIP_SHA256}", file=sys.stderr)
+        sys.exit(2)
+    directory.mkdir(parents=True, exist_ok=True)
+    prefix = f"github.com/cloudnative-pg/cloudnative-pg@v{CNPG_VERSION}/config/crd/bases/"
+    with zipfile.ZipFile(archive) as module:
+        for name in CNPG_CRDS:
+            (directory / name).write_bytes(module.read(prefix + name))
+    return directory
 
 
 def load_crd_schemas(directory):
@@ -630,11 +671,12 @@ def main():
     parser.add_argument("--self-test", action="store_true",
                         help="break the rendered manifests on purpose and assert that each breakage fails")
     parser.add_argument("--crds", metavar="DIR",
-                        help="CloudNativePG CRD YAML files to validate Cluster and Pooler against")
+                        help="CloudNativePG CRD YAML files to validate Cluster and Pooler against, instead of "
+                             f"release {CNPG_VERSION}'s from the Go module proxy")
     args = parser.parse_args()
     ensure_dependencies()
     WORK.mkdir(parents=True, exist_ok=True)
-    crd_schemas = load_crd_schemas(args.crds) if args.crds else None
+    crd_schemas = load_crd_schemas(args.crds or cnpg_crds())
     renders, sources = render_all(), source_documents()
     for name, docs in renders.items():
         print(f"rendered {name} ({RENDERS[name]}): {len(docs)} documents")
