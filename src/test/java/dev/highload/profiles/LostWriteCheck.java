@@ -279,12 +279,26 @@ final class LostWriteCheck {
 	 * @param ports primary, replica1, replica2
 	 */
 	static Report run(Settings settings, Path baseDir, int[] ports) throws Exception {
+		return run(settings, baseDir, ports, List.of());
+	}
+
+	/**
+	 * The same, with the service's pools pointed elsewhere than at the nodes themselves
+	 * (stand-ins for a Kubernetes Service, say).
+	 * @param settings the load
+	 * @param baseDir the cluster's base directory; its cluster is wiped first
+	 * @param ports primary, replica1, replica2
+	 * @param serviceArgs more arguments for the service, after the cluster's
+	 */
+	static Report run(Settings settings, Path baseDir, int[] ports, List<String> serviceArgs) throws Exception {
 		deleteTree(baseDir.resolve("cluster"));
-		List<String> args = List.of("--app.cluster.base-dir=" + baseDir, "--app.cluster.primary-port=" + ports[0],
-				"--app.cluster.replica1-port=" + ports[1], "--app.cluster.replica2-port=" + ports[2],
-				"--app.cluster.shared-buffers=64MB", "--app.cluster.synchronous-replication=" + settings.synchronous(),
-				"--server.port=0", "--management.server.port=0", "--logging.level.dev.highload.profiles.input=ERROR",
-				"--logging.level.com.zaxxer.hikari=ERROR", "--logging.level.org.hibernate=ERROR");
+		List<String> args = new ArrayList<>(List.of("--app.cluster.base-dir=" + baseDir,
+				"--app.cluster.primary-port=" + ports[0], "--app.cluster.replica1-port=" + ports[1],
+				"--app.cluster.replica2-port=" + ports[2], "--app.cluster.shared-buffers=64MB",
+				"--app.cluster.synchronous-replication=" + settings.synchronous(), "--server.port=0",
+				"--management.server.port=0", "--logging.level.dev.highload.profiles.input=ERROR",
+				"--logging.level.com.zaxxer.hikari=ERROR", "--logging.level.org.hibernate=ERROR"));
+		args.addAll(serviceArgs);
 		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(ProfilesApplication.class)
 			.profiles("test")
 			.run(args.toArray(String[]::new))) {

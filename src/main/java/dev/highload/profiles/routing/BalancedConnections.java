@@ -2,15 +2,14 @@ package dev.highload.profiles.routing;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.sql.ResultSet;
-import java.util.Collections;
-import java.util.Map;
-import java.util.WeakHashMap;
+import java.sql.Statement;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 import javax.sql.DataSource;
 
-import org.postgresql.PGConnection;
+import org.postgresql.core.BaseConnection;
 
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 
@@ -31,8 +30,17 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
  */
 final class BalancedConnections extends DelegatingDataSource {
 
-	/** Positions by physical connection; a closed connection's entry goes with it. */
-	private final Map<PGConnection, Long> known = Collections.synchronizedMap(new WeakHashMap<>());
+	/**
+	 * Past this many entries, those of closed connections are dropped when a new one
+	 * comes: a pool replaces its connections now and then (HikariCP's maximum lifetime).
+	 */
+	private static final int PURGE_ABOVE = 64;
+
+	/**
+	 * The furthest position reported on each physical connection. Read on every read of
+	 * the endpoint by every request thread, so without a lock.
+	 */
+	private final ConcurrentHashMap<BaseConnection, AtomicLong> known = new ConcurrentHashMap<>();
 
 	BalancedConnections(DataSource pool) {
 		super(pool);
@@ -46,18 +54,20 @@ final class BalancedConnections extends DelegatingDataSource {
 			return connection;
 		}
 		try {
-			PGConnection physical = connection.unwrap(PGConnection.class);
-			Long position = this.known.get(physical);
-			long covered = (position != null) ? position : 0;
+			BaseConnection physical = connection.unwrap(BaseConnection.class);
+			AtomicLong known = this.known.get(physical);
+			if (known == null) {
+				known = track(physical);
+			}
+			long covered = known.get();
 			if (read.required() > 0 && covered < read.required()) {
-				covered = position(connection);
-				this.known.put(physical, covered);
+				covered = known.accumulateAndGet(position(connection), Math::max);
 				read.checked();
 			}
 			if (covered < read.required()) {
 				throw new Behind(covered, read.required());
 			}
-			read.connection(physical, covered);
+			read.connection(physical, known, covered);
 			return connection;
 		}
 		catch (SQLException | RuntimeException ex) {
@@ -66,13 +76,24 @@ final class BalancedConnections extends DelegatingDataSource {
 		}
 	}
 
-	/** What a read on {@code connection} saw last: no later read there sees less. */
-	void seen(PGConnection connection, long position) {
-		this.known.merge(connection, position, Math::max);
+	private AtomicLong track(BaseConnection physical) {
+		if (this.known.size() > PURGE_ABOVE) {
+			this.known.keySet().removeIf(BalancedConnections::closed);
+		}
+		return this.known.computeIfAbsent(physical, (c) -> new AtomicLong());
+	}
+
+	private static boolean closed(BaseConnection connection) {
+		try {
+			return connection.isClosed();
+		}
+		catch (SQLException ex) {
+			return true;
+		}
 	}
 
 	/** Forgets a connection whose replica went back (rebuilt or rewound). */
-	void forget(PGConnection connection) {
+	void forget(BaseConnection connection) {
 		this.known.remove(connection);
 	}
 

@@ -38,6 +38,10 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * its statements would run on the transaction's connection, wherever that is.</li>
  * <li>With {@code app.db.read-from-replicas=false} there are no read pools, and every
  * read runs on the write pool: the primary.</li>
+ * <li>With {@code app.db.routing=balanced} each replica address is an endpoint that
+ * balances connections over several replicas (a Kubernetes Service): a read's coverage is
+ * its own connection's ({@link BalancedConnections}), and a read whose connection is
+ * behind its token, or that reported no position, runs on the primary's read pool.</li>
  * <li>Flyway and the seeder connect as the schema's owner, outside the pools
  * ({@code database.SchemaOwnerConnections}); the replication metrics read the primary's
  * {@code pg_stat_replication} through the write pool.</li>
@@ -190,7 +194,7 @@ public final class ReadRouter {
 			this.behind.increment();
 			return runOn(this.nodes.primaryForReads(node), required, read);
 		}
-		node.balanced.seen(routed.connection(), seen.offset());
+		routed.connectionSaw(seen.offset());
 		node.observed(seen, routed.standby());
 		this.positions.seen(seen);
 		return new Positioned<>(value, covered, seen, routed.standby());

@@ -1,6 +1,8 @@
 package dev.highload.profiles.routing;
 
-import org.postgresql.PGConnection;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.postgresql.core.BaseConnection;
 
 /**
  * The routed read running on this thread: the node the router chose, whose pool the
@@ -19,7 +21,9 @@ final class RoutedRead {
 
 	private boolean standby;
 
-	private PGConnection connection;
+	private BaseConnection connection;
+
+	private AtomicLong connectionKnown;
 
 	private long covered = -1;
 
@@ -53,20 +57,27 @@ final class RoutedRead {
 	}
 
 	/**
-	 * On a balanced endpoint ({@link BalancedConnections}): the connection the read got
-	 * and a position that connection's replica had replayed before the read began.
+	 * On a balanced endpoint ({@link BalancedConnections}): the connection the read got,
+	 * the furthest position known of it, and a position that connection's replica had
+	 * replayed before the read began.
 	 */
-	void connection(PGConnection connection, long covered) {
+	void connection(BaseConnection connection, AtomicLong known, long covered) {
 		this.connection = connection;
+		this.connectionKnown = known;
 		this.covered = covered;
 	}
 
 	/** The balanced endpoint's connection the read ran on; {@code null} if none. */
-	PGConnection connection() {
+	BaseConnection connection() {
 		return this.connection;
 	}
 
-	/** What {@link #connection(PGConnection, long)} was told the read covers. */
+	/** What the read saw on its connection: no later read there sees less. */
+	void connectionSaw(long position) {
+		this.connectionKnown.accumulateAndGet(position, Math::max);
+	}
+
+	/** What {@link #connection} was told the read covers. */
 	WalPosition connectionCovered() {
 		return new WalPosition(Math.max(this.covered, 0));
 	}

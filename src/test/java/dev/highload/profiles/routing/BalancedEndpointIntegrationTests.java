@@ -2,11 +2,7 @@ package dev.highload.profiles.routing;
 
 import java.net.InetSocketAddress;
 import java.security.SecureRandom;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -22,6 +18,7 @@ import dev.highload.profiles.ApiClient;
 import dev.highload.profiles.ClusterNodes;
 import dev.highload.profiles.IntegrationTest;
 import dev.highload.profiles.ProfilesApplication;
+import dev.highload.profiles.ServiceStandIn;
 import dev.highload.profiles.database.DatabaseProperties;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -58,9 +55,11 @@ class BalancedEndpointIntegrationTests {
 
 	@Test
 	void withOneReplicaPausedEveryClientSeesItsWritesAndNeverLess() throws Exception {
-		List<InetSocketAddress> replicas = this.database.replicas().stream().map(this::address).toList();
+		List<InetSocketAddress> replicas = this.database.replicas().stream().map(ServiceStandIn::address).toList();
 		try (ServiceStandIn ro = new ServiceStandIn("ro", ServiceStandIn.roundRobin(replicas));
-				ServiceStandIn rw = new ServiceStandIn("rw", this::primary);
+				ServiceStandIn rw = new ServiceStandIn("rw",
+						ServiceStandIn.primaryOf(this.database.nodes(), this.database.database(),
+								this.database.username(), this.database.password()));
 				ConfigurableApplicationContext service = startBalanced(rw.address(), ro.address())) {
 			ApiClient api = new ApiClient(port(service));
 			MeterRegistry meters = service.getBean(MeterRegistry.class);
@@ -139,22 +138,6 @@ class BalancedEndpointIntegrationTests {
 					"--app.auth.token-keys=it:" + Base64.getEncoder().encodeToString(randomKey()));
 	}
 
-	/** The node that is primary now, asked at each new connection to the -rw stand-in. */
-	private InetSocketAddress primary() {
-		String url = "jdbc:postgresql://" + String.join(",", this.database.nodes()) + "/" + this.database.database()
-				+ "?targetServerType=primary&connectTimeout=2";
-		try (Connection connection = DriverManager.getConnection(url, this.database.username(),
-				this.database.password());
-				Statement statement = connection.createStatement();
-				ResultSet rs = statement.executeQuery("SELECT inet_server_port()")) {
-			rs.next();
-			return new InetSocketAddress("127.0.0.1", rs.getInt(1));
-		}
-		catch (SQLException ex) {
-			throw new IllegalStateException("No primary answers", ex);
-		}
-	}
-
 	/** A replica that is a quorum standby now: pausing it leaves the other to commit. */
 	private String pausedReplica() throws SQLException {
 		for (String node : List.of("replica1", "replica2")) {
@@ -163,11 +146,6 @@ class BalancedEndpointIntegrationTests {
 			}
 		}
 		throw new IllegalStateException("No replica in recovery");
-	}
-
-	private InetSocketAddress address(String hostPort) {
-		int colon = hostPort.lastIndexOf(':');
-		return new InetSocketAddress(hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
 	}
 
 	private static byte[] randomKey() {

@@ -1,4 +1,4 @@
-package dev.highload.profiles.routing;
+package dev.highload.profiles;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -8,8 +8,14 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -23,7 +29,7 @@ import java.util.function.Supplier;
  * {@code <cluster>-ro} balances over the replicas ({@link #roundRobin}); one for
  * {@code <cluster>-rw} sends every new connection to whichever node is primary then.
  */
-final class ServiceStandIn implements AutoCloseable {
+public final class ServiceStandIn implements AutoCloseable {
 
 	private final ServerSocket server;
 
@@ -40,7 +46,7 @@ final class ServiceStandIn implements AutoCloseable {
 	 * @param name the threads' name
 	 * @param backend where a new connection goes, asked once per connection
 	 */
-	ServiceStandIn(String name, Supplier<InetSocketAddress> backend) throws IOException {
+	public ServiceStandIn(String name, Supplier<InetSocketAddress> backend) throws IOException {
 		this.server = new ServerSocket(0, 128, InetAddress.getLoopbackAddress());
 		this.backend = backend;
 		Thread acceptor = new Thread(this::accept, name + "-accept");
@@ -49,19 +55,47 @@ final class ServiceStandIn implements AutoCloseable {
 	}
 
 	/** Each new connection to the next address in turn. */
-	static Supplier<InetSocketAddress> roundRobin(List<InetSocketAddress> backends) {
+	public static Supplier<InetSocketAddress> roundRobin(List<InetSocketAddress> backends) {
 		AtomicInteger next = new AtomicInteger();
 		return () -> backends.get(Math.floorMod(next.getAndIncrement(), backends.size()));
 	}
 
+	/**
+	 * Each new connection to whichever of {@code nodes} is primary at that moment, as
+	 * {@code <cluster>-rw} follows a promotion: pgjdbc finds it, as the given role.
+	 * @param nodes every node as {@code host:port}
+	 */
+	public static Supplier<InetSocketAddress> primaryOf(List<String> nodes, String database, String username,
+			String password) {
+		String url = "jdbc:postgresql://" + String.join(",", nodes) + "/" + database
+				+ "?targetServerType=primary&connectTimeout=2";
+		return () -> {
+			try (Connection connection = DriverManager.getConnection(url, username, password);
+					Statement statement = connection.createStatement();
+					ResultSet rs = statement.executeQuery("SELECT inet_server_port()")) {
+				rs.next();
+				return new InetSocketAddress("127.0.0.1", rs.getInt(1));
+			}
+			catch (SQLException ex) {
+				throw new IllegalStateException("No primary answers", ex);
+			}
+		};
+	}
+
+	/** {@code host:port} as a socket address. */
+	public static InetSocketAddress address(String hostPort) {
+		int colon = hostPort.lastIndexOf(':');
+		return new InetSocketAddress(hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
+	}
+
 	/** {@code 127.0.0.1:<port>} for a service's settings. */
-	String address() {
+	public String address() {
 		return "127.0.0.1:" + this.server.getLocalPort();
 	}
 
 	/** Connections accepted so far, by the backend's port. */
-	Map<Integer, Long> acceptedByBackend() {
-		Map<Integer, Long> counts = new java.util.TreeMap<>();
+	public Map<Integer, Long> acceptedByBackend() {
+		Map<Integer, Long> counts = new TreeMap<>();
 		this.accepted.forEach((port, count) -> counts.put(port, count.get()));
 		return counts;
 	}
