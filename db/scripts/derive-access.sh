@@ -84,16 +84,24 @@ done
 
 passwords=
 if [ "$mode" = all ]; then
-	# psql variables quote names (:"x") and literals (:'x'), so passwords need no escaping here.
-	# The roles' privileges are given once, by init-primary.sh and the migrations.
+	# The passwords reach psql in its environment, which only its own user can read, and become
+	# psql variables with \getenv: never on a command line, where every user of the host can
+	# read them in /proc while psql runs. psql variables quote names (:"x") and literals (:'x'),
+	# so passwords need no escaping here. The roles' privileges are given once, by
+	# init-primary.sh and the migrations.
 	psql=(psql -v ON_ERROR_STOP=1 --no-psqlrc --no-password --quiet --username "$superuser" --dbname postgres)
+	# The superuser's only when given (an empty one would be set as the password).
+	unset DERIVED_SUPERUSER_PASSWORD
 	if [ -n "${POSTGRES_PASSWORD:-}" ]; then
-		psql+=(--set superuser_password="$POSTGRES_PASSWORD")
+		export DERIVED_SUPERUSER_PASSWORD=$POSTGRES_PASSWORD
 	fi
 	"${psql[@]}" --set superuser="$superuser" \
-		--set app_username="$app_username" --set app_password="$APP_DB_PASSWORD" \
-		--set migration_username="$migration_username" --set migration_password="$APP_DB_MIGRATION_PASSWORD" \
-		--set replication_user="$replication_user" --set replication_password="$REPLICATION_PASSWORD" <<-'SQL'
+		--set app_username="$app_username" --set migration_username="$migration_username" \
+		--set replication_user="$replication_user" <<-'SQL'
+	\getenv app_password APP_DB_PASSWORD
+	\getenv migration_password APP_DB_MIGRATION_PASSWORD
+	\getenv replication_password REPLICATION_PASSWORD
+	\getenv superuser_password DERIVED_SUPERUSER_PASSWORD
 	SELECT format('CREATE ROLE %I LOGIN', :'migration_username')
 	WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = :'migration_username') \gexec
 	ALTER ROLE :"migration_username" PASSWORD :'migration_password';
@@ -107,6 +115,7 @@ if [ "$mode" = all ]; then
 	ALTER ROLE :"superuser" PASSWORD :'superuser_password';
 	\endif
 	SQL
+	unset DERIVED_SUPERUSER_PASSWORD
 	passwords="passwords of $migration_username, $app_username, $replication_user"
 	if [ -n "${POSTGRES_PASSWORD:-}" ]; then
 		passwords+=" and $superuser"

@@ -14,13 +14,16 @@
 set -Eeuo pipefail
 root_password=$(cat "${ROOT_PASSWORD_FILE:?}")
 patroni_password=$(cat "${PATRONI_PASSWORD_FILE:?}")
-as_root=(etcdctl --user "root:$root_password")
+# Every password reaches etcdctl in its environment (ETCDCTL_USER) or on its standard input,
+# never on its command line, which every user of the host can read in /proc while it runs.
+as_root() { ETCDCTL_USER="root:$root_password" etcdctl "$@"; }
+add_user() { printf '%s\n' "$2" | etcdctl user add "$1" --interactive=false >/dev/null; }
 
 # The members start with this; wait until they answer. With auth on (a restart of the
 # deployment), only an authenticated client may ask; with it off, nobody can authenticate.
 auth_on=
 for _ in $(seq 1 120); do
-	if "${as_root[@]}" auth status 2>/dev/null | grep -q 'Authentication Status: true'; then
+	if as_root auth status 2>/dev/null | grep -q 'Authentication Status: true'; then
 		auth_on=1
 		break
 	fi
@@ -28,18 +31,18 @@ for _ in $(seq 1 120); do
 	sleep 1
 done
 if [ -n "$auth_on" ]; then
-	"${as_root[@]}" user get patroni >/dev/null
-	"${as_root[@]}" user get healthcheck >/dev/null
+	as_root user get patroni >/dev/null
+	as_root user get healthcheck >/dev/null
 	echo "etcd-auth: authentication is on; root, patroni and healthcheck exist"
 	exit 0
 fi
 etcdctl endpoint health
-etcdctl user get root >/dev/null 2>&1 || etcdctl user add root --interactive=false --new-user-password="$root_password" >/dev/null
+etcdctl user get root >/dev/null 2>&1 || add_user root "$root_password"
 etcdctl user grant-role root root >/dev/null 2>&1 || true
 etcdctl role get patroni >/dev/null 2>&1 || etcdctl role add patroni >/dev/null
 etcdctl role grant-permission patroni --prefix=true readwrite /service/ >/dev/null
-etcdctl user get patroni >/dev/null 2>&1 || etcdctl user add patroni --interactive=false --new-user-password="$patroni_password" >/dev/null
+etcdctl user get patroni >/dev/null 2>&1 || add_user patroni "$patroni_password"
 etcdctl user grant-role patroni patroni >/dev/null
-etcdctl user get healthcheck >/dev/null 2>&1 || etcdctl user add healthcheck --interactive=false --new-user-password=healthcheck >/dev/null
+etcdctl user get healthcheck >/dev/null 2>&1 || add_user healthcheck healthcheck
 etcdctl auth enable
 echo "etcd-auth: authentication enabled; users root, patroni (readwrite on /service/) and healthcheck (nothing)"

@@ -25,11 +25,15 @@ migration_username=${APP_DB_MIGRATION_USERNAME:-${app_username}_owner}
 
 psql=(psql -v ON_ERROR_STOP=1 --no-psqlrc --no-password)
 
-# psql variables quote names (:"x") and literals (:'x'), so the passwords need no escaping.
-# The same statements as init-primary.sh; the service's tables are granted by its migrations.
+# The passwords reach psql in its environment (file_env exported them), which only its own user
+# can read, and become psql variables with \getenv: never on a command line, which every user
+# of the host can read in /proc while psql runs. psql variables quote names (:"x") and literals
+# (:'x'), so the passwords need no escaping. The same statements as init-primary.sh; the
+# service's tables are granted by its migrations.
 "${psql[@]}" --dbname "$1" --set app_database="$app_database" --set app_username="$app_username" \
-	--set app_password="$APP_DB_PASSWORD" --set migration_username="$migration_username" \
-	--set migration_password="$APP_DB_MIGRATION_PASSWORD" <<-'SQL'
+	--set migration_username="$migration_username" <<-'SQL'
+	\getenv app_password APP_DB_PASSWORD
+	\getenv migration_password APP_DB_MIGRATION_PASSWORD
 	SELECT format('CREATE ROLE %I LOGIN', :'migration_username')
 	WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = :'migration_username') \gexec
 	ALTER ROLE :"migration_username" PASSWORD :'migration_password';

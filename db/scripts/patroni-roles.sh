@@ -33,12 +33,21 @@ if [ -z "$writable" ]; then
 	echo "patroni-roles.sh ($action as $role): still read-only after 60 s; the passwords were not set" >&2
 	exit 1
 fi
+# The passwords reach psql in its environment, which only its own user can read, and become
+# psql variables with \getenv: never on a command line, which every user of the host can read
+# in /proc while psql runs.
+ROLES_POSTGRES_PASSWORD=$(password SUPERUSER_PASSWORD_FILE)
+ROLES_REPLICATION_PASSWORD=$(password REPLICATION_PASSWORD_FILE)
+ROLES_APP_PASSWORD=$(password APP_DB_PASSWORD_FILE)
+ROLES_MIGRATION_PASSWORD=$(password APP_DB_MIGRATION_PASSWORD_FILE)
+export ROLES_POSTGRES_PASSWORD ROLES_REPLICATION_PASSWORD ROLES_APP_PASSWORD ROLES_MIGRATION_PASSWORD
 psql -h /var/run/postgresql -v ON_ERROR_STOP=1 --no-psqlrc --no-password -U postgres -d postgres -q \
-	--set postgres_password="$(password SUPERUSER_PASSWORD_FILE)" \
-	--set replication_password="$(password REPLICATION_PASSWORD_FILE)" \
-	--set app_username="${APP_DB_USERNAME:-profiles}" --set app_password="$(password APP_DB_PASSWORD_FILE)" \
-	--set migration_username="${APP_DB_MIGRATION_USERNAME:-profiles_owner}" \
-	--set migration_password="$(password APP_DB_MIGRATION_PASSWORD_FILE)" <<-'SQL'
+	--set app_username="${APP_DB_USERNAME:-profiles}" \
+	--set migration_username="${APP_DB_MIGRATION_USERNAME:-profiles_owner}" <<-'SQL'
+	\getenv postgres_password ROLES_POSTGRES_PASSWORD
+	\getenv replication_password ROLES_REPLICATION_PASSWORD
+	\getenv app_password ROLES_APP_PASSWORD
+	\getenv migration_password ROLES_MIGRATION_PASSWORD
 	-- No statement is logged with its password: log_statement stays 'none' for this session.
 	SET log_statement = 'none';
 	-- Right after a promotion no standby may be connected yet: the change must not wait for one
@@ -50,6 +59,7 @@ psql -h /var/run/postgresql -v ON_ERROR_STOP=1 --no-psqlrc --no-password -U post
 	             (:'migration_username', :'migration_password')) AS r(name, password)
 	WHERE EXISTS (SELECT FROM pg_roles WHERE rolname = r.name) \gexec
 	SQL
+unset ROLES_POSTGRES_PASSWORD ROLES_REPLICATION_PASSWORD ROLES_APP_PASSWORD ROLES_MIGRATION_PASSWORD
 echo "patroni-roles.sh ($action as $role): the roles' passwords set from the secrets"
 # The runtime role's read of the standbys, and no membership of pg_read_all_stats.
 PGHOST=/var/run/postgresql POSTGRES_USER=postgres bash "$(dirname "${BASH_SOURCE[0]}")/monitoring.sh"

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
@@ -132,10 +133,14 @@ class ComposeFailoverIntegrationTests {
 
 		@Override
 		public String failover() throws Exception {
-			ComposeProject.Result failover = PROJECT_CLI.run(Duration.ofMinutes(10),
-					List.of("bash", "docker/failover.sh", "-p", PROJECT));
-			assertThat(failover.exitCode()).as("docker/failover.sh:\n" + failover.output()).isZero();
-			return failover.output();
+			// Issue 59: no password on any command line while it runs.
+			try (CommandLineWatch watch = CommandLineWatch
+				.passwordsOf(Path.of(PROJECT_CLI.environment().get("SECRETS_DIR")), Set.of("psql"))) {
+				ComposeProject.Result failover = PROJECT_CLI.run(Duration.ofMinutes(10),
+						List.of("bash", "docker/failover.sh", "-p", PROJECT));
+				assertThat(failover.exitCode()).as("docker/failover.sh:\n" + failover.output()).isZero();
+				return failover.output();
+			}
 		}
 
 		@Override
