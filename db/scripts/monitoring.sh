@@ -19,8 +19,13 @@ else
 	psql+=(--username "${POSTGRES_USER:-postgres}" --dbname postgres)
 fi
 
+# It runs as the superuser in the application's database, which the migration role owns: that
+# role can give the database a search_path (ALTER DATABASE ... SET) that puts its own schema
+# before pg_catalog, and its own types or functions would then stand for the built-in ones in
+# this session. Each connection sets its own search_path first.
 "${psql[@]}" --set app_database="$app_database" --set app_username="$app_username" \
 	--set sql="$(dirname "${BASH_SOURCE[0]}")/monitoring.sql" <<-'SQL'
+	SET search_path = pg_catalog, pg_temp;
 	-- Right after a promotion no standby may be connected yet: the change must not wait for one.
 	SET synchronous_commit = local;
 	SELECT EXISTS (SELECT FROM pg_database WHERE datname = :'app_database')
@@ -30,6 +35,7 @@ fi
 	FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid JOIN pg_roles u ON u.oid = m.member
 	WHERE u.rolname = :'app_username' AND g.rolname IN ('pg_read_all_stats', 'pg_monitor') \gexec
 	\connect :"app_database"
+	SET search_path = pg_catalog, pg_temp;
 	SET synchronous_commit = local;
 	\i :sql
 	GRANT USAGE ON SCHEMA monitoring TO :"app_username";

@@ -272,6 +272,36 @@ class ComposeDeploymentIntegrationTests {
 	}
 
 	/**
+	 * Issue 59: the owner of the application's database (the migration role, which owns
+	 * it) puts its own schema before pg_catalog in the database's search_path and makes a
+	 * type named like one the monitoring function returns. db/scripts/monitoring.sh,
+	 * which the primary runs as the superuser in that database at every start, still
+	 * makes the function of pg_catalog's types and succeeds: the owner's settings do not
+	 * reach the superuser's session. Without the script's own search_path the superuser's
+	 * session took the owner's {@code text}, and the script failed.
+	 */
+	@Test
+	@Order(10)
+	void theOwnersSettingsDoNotReachTheSuperusersScript() throws Exception {
+		COMPOSE.psql("primary", "profiles", "SET ROLE profiles_owner; CREATE DOMAIN public.text AS pg_catalog.varchar;"
+				+ " ALTER DATABASE profiles SET search_path = public, pg_catalog");
+		try {
+			ComposeProject.Result monitoring = COMPOSE.compose(Duration.ofSeconds(60), "exec", "-T", "-u", "postgres",
+					"primary", "bash", "/db/scripts/monitoring.sh");
+			assertThat(monitoring.exitCode()).as(monitoring.output()).isZero();
+			assertThat(COMPOSE.psql("primary", "profiles",
+					"SELECT string_agg(DISTINCT t.typnamespace::regnamespace::text, ',') FROM pg_proc p"
+							+ " CROSS JOIN unnest(p.proallargtypes) AS a(type) JOIN pg_type t ON t.oid = a.type"
+							+ " WHERE p.oid = 'monitoring.standbys()'::regprocedure"))
+				.isEqualTo("pg_catalog");
+		}
+		finally {
+			COMPOSE.psql("primary", "profiles",
+					"ALTER DATABASE profiles RESET search_path; DROP DOMAIN IF EXISTS public.text");
+		}
+	}
+
+	/**
 	 * One JDBC login from the test's process, on the host: "ok", or the driver's error.
 	 */
 	private static String login(String host, String user, String password) {
@@ -315,10 +345,11 @@ class ComposeDeploymentIntegrationTests {
 
 	/** One connection attempt from replica1's container: "ok", or psql's error. */
 	private static String connect(String host, String user, String password, String options) throws Exception {
-		ComposeProject.Result result = COMPOSE.compose(Duration.ofSeconds(60), "exec", "-T", "-e",
-				"PGPASSWORD=" + password, "replica1", "psql", "-XAtq",
-				"host=" + host + " user=" + user + " connect_timeout=5 " + options, "-c",
-				options.startsWith("replication") ? "IDENTIFY_SYSTEM" : "SELECT 1");
+		// The password in docker's environment, not on its command line.
+		ComposeProject.Result result = COMPOSE.withEnvironment(Map.of("PGPASSWORD", password))
+			.compose(Duration.ofSeconds(60), "exec", "-T", "-e", "PGPASSWORD", "replica1", "psql", "-XAtq",
+					"host=" + host + " user=" + user + " connect_timeout=5 " + options, "-c",
+					options.startsWith("replication") ? "IDENTIFY_SYSTEM" : "SELECT 1");
 		return result.exitCode() == 0 ? "ok" : result.output();
 	}
 

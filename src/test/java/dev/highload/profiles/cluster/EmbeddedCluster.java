@@ -453,6 +453,12 @@ public final class EmbeddedCluster implements AutoCloseable {
 			throw new IOException("Could not create the roles and the database: " + ex.getMessage(), ex);
 		}
 		try (Connection c = primary.connect(p.database(), "postgres", p.superuserPassword())) {
+			// The migration role owns this database and could give it a search_path that
+			// puts its own functions (a format(...) of its own) before pg_catalog's for
+			// this superuser's session: the session's own comes first, before any call.
+			try (Statement s = c.createStatement()) {
+				s.execute("SET search_path = pg_catalog, pg_temp");
+			}
 			execute(c, "SET synchronous_commit = local");
 			if (takeOver) {
 				execute(c, "REASSIGN OWNED BY %I TO %I", p.username(), p.migrationUsername());
