@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -23,6 +24,7 @@ import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -119,7 +121,15 @@ class PatroniFailoverIntegrationTests {
 					Map.entry("LB_REGISTRATIONS_PER_MINUTE", WRITERS_REGISTRATIONS_PER_MINUTE),
 					// 150 failed logins of one client pass HAProxy, 75 to each instance:
 					// past each one's 50 per address, so that they reach both limits.
-					Map.entry("LB_LOGINS_PER_MINUTE", "150")));
+					Map.entry("LB_LOGINS_PER_MINUTE", "150"),
+					// The slow-body test's 300 connections and the writers all come from
+					// 127.0.0.1: the per-client connection limits are the shipped ones
+					// only in the test about them.
+					Map.entry("LB_CONNECTIONS_PER_CLIENT", "100000"),
+					Map.entry("LB_CONNECTIONS_PER_CLIENT_10S", "100000")));
+
+	/** The shipped limit of connections one client may hold (docker-compose.ha.yml). */
+	private static final int SHIPPED_CONNECTIONS_PER_CLIENT = 100;
 
 	private static boolean started;
 
@@ -583,11 +593,13 @@ class PatroniFailoverIntegrationTests {
 	}
 
 	private static String psqlFrom(String network, String conninfo, String password, String sql) throws Exception {
-		ComposeProject.Result result = HA.run(Duration.ofMinutes(2),
-				List.of("docker", "run", "--rm", "--network", HA.name() + "_" + network, "-v",
-						Path.of(HA.environment().get("SECRETS_DIR"), "tls-ca.crt") + ":/ca.crt:ro", "-e",
-						"PGPASSWORD=" + password, "-e", "PGCONNECT_TIMEOUT=10", "--entrypoint", "psql", nodeImage(),
-						"-XAtq", "-d", conninfo, "-c", sql));
+		// The password in docker's environment, not on its command line.
+		ComposeProject.Result result = HA.withEnvironment(Map.of("PGPASSWORD", password))
+			.run(Duration.ofMinutes(2),
+					List.of("docker", "run", "--rm", "--network", HA.name() + "_" + network, "-v",
+							Path.of(HA.environment().get("SECRETS_DIR"), "tls-ca.crt") + ":/ca.crt:ro", "-e",
+							"PGPASSWORD", "-e", "PGCONNECT_TIMEOUT=10", "--entrypoint", "psql", nodeImage(), "-XAtq",
+							"-d", conninfo, "-c", sql));
 		return (result.exitCode() == 0) ? result.stdout().strip() : result.output().strip();
 	}
 
@@ -651,6 +663,91 @@ class PatroniFailoverIntegrationTests {
 		}
 	}
 
+	/**
+	 * Issue 59: one address holds as many connections to HAProxy's HTTPS port as it can
+	 * open (up to 8,200, past HAProxy's 8,000), sending nothing, while three other
+	 * addresses each log in 20 times and read 20 times: every one of their requests is
+	 * answered 200, none waits for a connection slot, and the first address never holds
+	 * more than the shipped 100 connections at once. Without the per-client limit it held
+	 * every slot and the others' requests waited for one.
+	 */
+	@Test
+	@Order(-1)
+	void oneClientCannotHoldTheConnectionsEveryoneShares() throws Exception {
+		SSLSocketFactory tls = HA.trustingItsAuthority().getSocketFactory();
+		int port = Integer.parseInt(HTTPS_PORT);
+		Map<String, String> shipped = new HashMap<>();
+		shipped.put("LB_CONNECTIONS_PER_CLIENT", null);
+		shipped.put("LB_CONNECTIONS_PER_CLIENT_10S", null);
+		List<AbuseIntegrationTests.RawClient> others = List.of(
+				new AbuseIntegrationTests.RawClient("127.0.0.82", port, tls),
+				new AbuseIntegrationTests.RawClient("127.0.0.83", port, tls),
+				new AbuseIntegrationTests.RawClient("127.0.0.84", port, tls));
+		List<UUID> ids = new ArrayList<>();
+		for (AbuseIntegrationTests.RawClient other : others) {
+			ids.add(registered(other));
+		}
+		withLoadBalancer(shipped);
+		Map<String, Integer> answers = new TreeMap<>();
+		String hogged;
+		int held;
+		try (ConnectionHog hog = new ConnectionHog(new InetSocketAddress("127.0.0.81", 0),
+				new InetSocketAddress("127.0.0.1", port), 8_200)) {
+			// Let it open what it can: a few seconds at 200 connections a batch.
+			Thread.sleep(8_000);
+			for (int round = 0; round < 20; round++) {
+				for (int i = 0; i < others.size(); i++) {
+					AbuseIntegrationTests.RawClient other = others.get(i);
+					answers.merge("login " + other.login(ids.get(i), "secret-password").status(), 1, Integer::sum);
+					answers.merge("read " + other.get("/user/get/" + ids.get(i)).status(), 1, Integer::sum);
+				}
+			}
+			hogged = hog.describe();
+			held = hog.maxHeld();
+		}
+		finally {
+			withLoadBalancer(Map.of());
+		}
+		System.out.println("one client holding connections: " + hogged + "; the others' answers " + answers);
+		assertThat(answers).as(hogged).isEqualTo(Map.of("login 200", 60, "read 200", 60));
+		assertThat(held).as(hogged).isLessThanOrEqualTo(SHIPPED_CONNECTIONS_PER_CLIENT);
+	}
+
+	/**
+	 * Issue 59: two IPv6 addresses of one /64 are one client at the edge, as they are to
+	 * the service. HAProxy listens on an IPv6 address as well (LB_ADDRESS6), reads are
+	 * limited to 20 in 10 s, and from a network namespace of the test's own
+	 * ({@link Ipv6Neighbour}) one address reads until refused: the other address of the
+	 * same /64 is refused from its first read, while an IPv4 client still reads.
+	 * Unmasked, the second address was a new client with 20 reads of its own.
+	 */
+	@Test
+	@Order(-1)
+	void twoAddressesOfOneSlash64AreOneClientAtTheEdge() throws Exception {
+		ApiClient api = api();
+		String path = "/user/get/" + api.register("Six", ApiClient.uniqueName(), "secret-password");
+		Path ca = Path.of(HA.environment().get("SECRETS_DIR"), "tls-ca.crt");
+		int port = Integer.parseInt(HTTPS_PORT);
+		List<Integer> first = new ArrayList<>();
+		int second;
+		try (Ipv6Neighbour neighbour = Ipv6Neighbour.create()) {
+			withLoadBalancer(Map.of("LB_ADDRESS6", Ipv6Neighbour.HOST_ADDRESS, "LB_READS_PER_10S", "20"));
+			for (int i = 0; i < 21; i++) {
+				first.add(neighbour.get(Ipv6Neighbour.FIRST, port, path, ca));
+			}
+			second = neighbour.get(Ipv6Neighbour.SECOND, port, path, ca);
+			assertThat(api.get(path).status()).as("an IPv4 client's read meanwhile").isEqualTo(200);
+		}
+		finally {
+			withLoadBalancer(Map.of());
+		}
+		System.out.println("reads from " + Ipv6Neighbour.FIRST + ": " + first + "; then from " + Ipv6Neighbour.SECOND
+				+ ": " + second);
+		assertThat(first.subList(0, 20)).as("the first address's first 20 reads").containsOnly(200);
+		assertThat(first.get(20)).as("its 21st read").isEqualTo(429);
+		assertThat(second).as("the first read of another address of the same /64").isEqualTo(429);
+	}
+
 	private static ApiClient.Response register(AbuseIntegrationTests.RawClient client) {
 		return client.post("/user/register",
 				ApiClient.registration("Client", ApiClient.uniqueName(), "secret-password"));
@@ -666,8 +763,24 @@ class PatroniFailoverIntegrationTests {
 	 * Re-creates HAProxy with one setting changed, and waits until it answers: a second.
 	 */
 	private static ComposeProject withLoadBalancer(String variable, String value) throws Exception {
+		return withLoadBalancer(Map.of(variable, value));
+	}
+
+	/**
+	 * Re-creates HAProxy with the test's environment changed so (a {@code null} value
+	 * leaves the variable to docker-compose.ha.yml's default; an empty map restores the
+	 * test's own), and waits until it answers.
+	 */
+	private static ComposeProject withLoadBalancer(Map<String, String> changes) throws Exception {
 		Map<String, String> environment = new HashMap<>(HA.environment());
-		environment.put(variable, value);
+		changes.forEach((variable, value) -> {
+			if (value == null) {
+				environment.remove(variable);
+			}
+			else {
+				environment.put(variable, value);
+			}
+		});
 		ComposeProject changed = new ComposeProject(HA.name(), HA.files(), environment);
 		ComposeProject.Result up = changed.compose(Duration.ofMinutes(2), "up", "-d", "--no-deps", "--force-recreate",
 				"lb");
@@ -812,6 +925,27 @@ class PatroniFailoverIntegrationTests {
 		assertThat(report.newPrimary()).isNotEqualTo(leader);
 		assertThat(report.unexpected()).as("present but never sent").isZero();
 		assertThat(report.lost()).as("acknowledged but missing: the control must lose writes").isPositive();
+	}
+
+	/**
+	 * Issue 59: while Patroni fails over (the leader killed, another elected, the old one
+	 * back as a standby), no process on the host has a password on its command line: the
+	 * new leader's db/scripts/patroni-roles.sh gives psql the passwords in its
+	 * environment. First, on the fresh cluster (the later tests leave it asynchronous).
+	 */
+	@Test
+	@Order(-7)
+	void noPasswordIsOnACommandLineWhileTheLeaderFailsOver() throws Exception {
+		String oldLeader = leader(NODES);
+		try (CommandLineWatch watch = CommandLineWatch.passwordsOf(Path.of(HA.environment().get("SECRETS_DIR")),
+				Set.of("psql"))) {
+			ComposeProject.Result kill = HA.compose(Duration.ofSeconds(60), "kill", "-s", "SIGKILL", oldLeader);
+			assertThat(kill.exitCode()).as(kill.output()).isZero();
+			System.out.println(awaitNewLeader(oldLeader));
+			ComposeProject.Result start = HA.compose(Duration.ofMinutes(2), "start", oldLeader);
+			assertThat(start.exitCode()).as(start.output()).isZero();
+			awaitMembers(NODES, Duration.ofMinutes(3));
+		}
 	}
 
 	/**
