@@ -30,8 +30,13 @@ final class ClientAddress {
 			return remoteAddress;
 		}
 		try {
-			// A literal address: no name lookup happens.
-			InetAddress address = InetAddress.getByName(remoteAddress);
+			// In brackets, getByName takes an IPv6 literal or fails: it never looks up a
+			// name.
+			// Bare, a text with a colon that does not begin with a hex digit ("x:1",
+			// which a
+			// trusted proxy could forward) was looked up as a host name, on a request
+			// thread.
+			InetAddress address = InetAddress.getByName("[" + remoteAddress + "]");
 			if (address instanceof Inet6Address) {
 				byte[] bytes = address.getAddress();
 				for (int i = 8; i < 16; i++) {
