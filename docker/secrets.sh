@@ -100,6 +100,15 @@ tls_leaf() {
 	mv "$dir/$name.crt.tmp" "$dir/$name.crt"
 	made+=("$name")
 }
+# tls_pem NAME ...: as tls_leaf, certificate and key in one file, NAME.pem (HAProxy's form).
+tls_pem() {
+	local name=$1
+	tls_leaf "$@"
+	cat "$dir/$name.crt" "$dir/$name.key" > "$dir/$name.pem.tmp"
+	rm -f "$dir/$name.crt" "$dir/$name.key"
+	mv "$dir/$name.pem.tmp" "$dir/$name.pem"
+	made=("${made[@]/%$name/$name.pem}")
+}
 command -v openssl >/dev/null || { echo "secrets.sh: openssl is needed for the TLS certificates (apt-get install openssl)" >&2; exit 1; }
 [ -s "$dir/tls-ca.crt" ] && [ -s "$dir/tls-ca.key" ] || tls_ca
 for n in 1 2 3; do
@@ -113,12 +122,12 @@ if [ ! -s "$dir/tls-lb.pem" ]; then
 	for name in "${extra[@]}"; do
 		[ -n "$name" ] && lb_names+=",DNS:$name"
 	done
-	tls_leaf tls-lb lb "$lb_names" serverAuth
-	cat "$dir/tls-lb.crt" "$dir/tls-lb.key" > "$dir/tls-lb.pem.tmp"
-	rm -f "$dir/tls-lb.crt" "$dir/tls-lb.key"
-	mv "$dir/tls-lb.pem.tmp" "$dir/tls-lb.pem"
-	made=("${made[@]/tls-lb/tls-lb.pem}")
+	tls_pem tls-lb lb "$lb_names" serverAuth
 fi
+# HAProxy's hop to the instances (docker/ha/relay.cfg): the relay's server certificate, and the
+# client certificate HAProxy alone presents to it.
+[ -s "$dir/tls-relay.pem" ] || tls_pem tls-relay relay DNS:relay serverAuth
+[ -s "$dir/tls-lb-client.pem" ] || tls_pem tls-lb-client lb-client DNS:lb-client clientAuth
 
 if [ -n "$rotate" ] && [[ ! " ${made[*]-} " == *" token-keys "* ]]; then
 	# The new key first (it signs), the current one second (still accepted until its tokens

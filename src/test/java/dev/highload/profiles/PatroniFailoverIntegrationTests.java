@@ -111,8 +111,8 @@ class PatroniFailoverIntegrationTests {
 					Map.entry("HA_APP_SUBNET", System.getProperty("it.ha.app-subnet", "172.29.201.0/24")),
 					Map.entry("HA_EDGE_SUBNET", System.getProperty("it.ha.edge-subnet", "172.29.202.0/24")),
 					Map.entry("HA_ADMIN_SUBNET", System.getProperty("it.ha.admin-subnet", "172.29.203.0/24")),
-					Map.entry("HA_EDGE_GATEWAY", EDGE_PREFIX + "1"), Map.entry("HA_APP1_ADDRESS", EDGE_PREFIX + "11"),
-					Map.entry("HA_APP2_ADDRESS", EDGE_PREFIX + "12"),
+					Map.entry("HA_EDGE_GATEWAY", EDGE_PREFIX + "1"), Map.entry("HA_RELAY_ADDRESS", EDGE_PREFIX + "10"),
+					Map.entry("HA_APP1_ADDRESS", EDGE_PREFIX + "11"), Map.entry("HA_APP2_ADDRESS", EDGE_PREFIX + "12"),
 					Map.entry("SECRETS_DIR", WORK.resolve("secrets").toString()),
 					// Every writer reaches HAProxy from 127.0.0.1: neither the service
 					// nor
@@ -746,6 +746,32 @@ class PatroniFailoverIntegrationTests {
 		assertThat(first.subList(0, 20)).as("the first address's first 20 reads").containsOnly(200);
 		assertThat(first.get(20)).as("its 21st read").isEqualTo(429);
 		assertThat(second).as("the first read of another address of the same /64").isEqualTo(429);
+	}
+
+	/**
+	 * Issue 59: a process of the host that connects to an instance directly, as any
+	 * process of the host can (the host has an address on the edge network), has its
+	 * X-Forwarded-For ignored: 60 failed logins, each naming another client address, are
+	 * counted as one client, the host's, and refused past the service's 50 per address.
+	 * Before the relay the instances trusted that header from the host's address, where
+	 * HAProxy's connections came from, and each login was a client of its own. Through
+	 * HAProxy and the relay, clients are still told apart
+	 * ({@link #eachClientThroughTheHostPortIsLimitedOnItsOwn}).
+	 */
+	@Test
+	@Order(-1)
+	void aHostProcessThatSkipsHaproxyCannotNameItsClientAddress() throws Exception {
+		ApiClient direct = new ApiClient(EDGE_PREFIX + "11", 8080);
+		Map<Integer, Integer> statuses = new TreeMap<>();
+		for (int i = 0; i < 60; i++) {
+			String forged = "198.51.100." + (i + 1);
+			ApiClient.Response answer = direct.post("/login",
+					ApiClient.toJson(Map.of("id", UUID.randomUUID().toString(), "password", "wrong-password")),
+					"X-Forwarded-For", forged);
+			statuses.merge(answer.status(), 1, Integer::sum);
+		}
+		System.out.println("60 failed logins straight to app1, each with another X-Forwarded-For: " + statuses);
+		assertThat(statuses.get(429)).as("refused as one client: " + statuses).isPositive();
 	}
 
 	private static ApiClient.Response register(AbuseIntegrationTests.RawClient client) {
