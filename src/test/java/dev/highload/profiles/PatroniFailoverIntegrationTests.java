@@ -749,6 +749,41 @@ class PatroniFailoverIntegrationTests {
 	}
 
 	/**
+	 * Issue 59: HAProxy's HTTPS port speaks TLS 1.3, or TLS 1.2 with forward-secret AEAD
+	 * suites, and nothing else: a client offering only a CBC suite (with SHA-1 or
+	 * SHA-384) or only TLS 1.1 is refused, while one offering an AEAD suite, or TLS 1.3,
+	 * completes its handshake. openssl s_client from the host, verifying the deployment's
+	 * certificate. Before, HAProxy took OpenSSL's default list, CBC suites included.
+	 */
+	@Test
+	@Order(-3)
+	void theEdgeSpeaksOnlyCurrentTls() throws Exception {
+		assertThat(handshake("-tls1_3")).as("TLS 1.3").isEqualTo("handshake");
+		assertThat(handshake("-tls1_2", "-cipher", "ECDHE-ECDSA-AES128-GCM-SHA256")).as("TLS 1.2, AES-GCM")
+			.isEqualTo("handshake");
+		assertThat(handshake("-tls1_2", "-cipher", "ECDHE-ECDSA-CHACHA20-POLY1305")).as("TLS 1.2, ChaCha20")
+			.isEqualTo("handshake");
+		assertThat(handshake("-tls1_2", "-cipher", "ECDHE-ECDSA-AES128-SHA")).as("TLS 1.2, CBC with SHA-1")
+			.isEqualTo("refused");
+		assertThat(handshake("-tls1_2", "-cipher", "ECDHE-ECDSA-AES256-SHA384")).as("TLS 1.2, CBC with SHA-384")
+			.isEqualTo("refused");
+		assertThat(handshake("-tls1_1", "-cipher", "DEFAULT@SECLEVEL=0")).as("TLS 1.1").isEqualTo("refused");
+	}
+
+	/** One TLS handshake with HAProxy's HTTPS port: "handshake" or "refused". */
+	private static String handshake(String... options) throws Exception {
+		StringBuilder command = new StringBuilder("openssl s_client -brief -verify_return_error -connect 127.0.0.1:")
+			.append(HTTPS_PORT)
+			.append(" -servername localhost -CAfile ")
+			.append(Path.of(HA.environment().get("SECRETS_DIR"), "tls-ca.crt"));
+		for (String option : options) {
+			command.append(' ').append(option);
+		}
+		ComposeProject.Result result = HA.run(Duration.ofSeconds(30), List.of("bash", "-c", command + " < /dev/null"));
+		return (result.exitCode() == 0 && result.output().contains("Verification: OK")) ? "handshake" : "refused";
+	}
+
+	/**
 	 * Issue 59: a process of the host that connects to an instance directly, as any
 	 * process of the host can (the host has an address on the edge network), has its
 	 * X-Forwarded-For ignored: 60 failed logins, each naming another client address, are
