@@ -30,12 +30,10 @@ final class ClientAddress {
 			return remoteAddress;
 		}
 		try {
-			// In brackets, getByName takes an IPv6 literal or fails: it never looks up a
-			// name.
-			// Bare, a text with a colon that does not begin with a hex digit ("x:1",
-			// which a
-			// trusted proxy could forward) was looked up as a host name, on a request
-			// thread.
+			// In brackets, getByName parses an IPv6 literal or fails: it never looks up
+			// a name. Bare, a text with a colon that does not begin with a hex digit
+			// ("x:1", which a trusted proxy could forward) was looked up as a host
+			// name, on the request thread.
 			InetAddress address = InetAddress.getByName("[" + remoteAddress + "]");
 			if (address instanceof Inet6Address) {
 				byte[] bytes = address.getAddress();

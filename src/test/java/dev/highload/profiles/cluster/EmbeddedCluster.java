@@ -466,9 +466,8 @@ public final class EmbeddedCluster implements AutoCloseable {
 			execute(c, "ALTER SCHEMA public OWNER TO %I", p.migrationUsername());
 			execute(c, "REVOKE ALL ON SCHEMA public FROM PUBLIC");
 			execute(c, "GRANT USAGE ON SCHEMA public TO %I", p.username());
-			// Its schema named: the session's search_path begins with pg_catalog, where
-			// an
-			// extension may not be created.
+			// Its schema named: the session's search_path begins with pg_catalog,
+			// where no extension may be created.
 			execute(c, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements SCHEMA public");
 			// Tests read pg_stat_statements as the superuser; the service reads the
 			// standbys through this function alone (db/scripts/monitoring.sql).
