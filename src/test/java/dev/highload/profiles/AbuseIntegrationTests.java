@@ -122,6 +122,36 @@ class AbuseIntegrationTests {
 	}
 
 	/**
+	 * Issue 59: a registration sent again with its Idempotency-Key is answered by whether
+	 * its password matches the user's (200 or 422), a way to guess a password. Each check
+	 * counts as a login of that client to that user: past the free failures the retries
+	 * are 429, the right password's too, and a login from the client waits as well.
+	 */
+	@Test
+	void aRegistrationRetriedWithOtherPasswordsIsThrottledAsFailedLogins() {
+		RawClient client = new RawClient("127.0.0.92", this.port);
+		String key = UUID.randomUUID().toString();
+		String secondName = ApiClient.uniqueName();
+		ApiClient.Response first = client.post("/user/register",
+				ApiClient.registration("Ivan", secondName, "secret-password"), "Idempotency-Key", key);
+		assertThat(first.status()).as(first.body()).isEqualTo(200);
+		UUID id = UUID.fromString(first.json().get("user_id").asString());
+		for (int i = 0; i < this.perAccount; i++) {
+			ApiClient.Response guess = client.post("/user/register",
+					ApiClient.registration("Ivan", secondName, "guessing-" + i), "Idempotency-Key", key);
+			assertThat(guess.status()).as("guess %d: %s", i + 1, guess.body()).isEqualTo(422);
+		}
+		ApiClient.Response refused = client.post("/user/register",
+				ApiClient.registration("Ivan", secondName, "guessing-x"), "Idempotency-Key", key);
+		assertThat(refused.status()).as(refused.body()).isEqualTo(429);
+		assertThat(client
+			.post("/user/register", ApiClient.registration("Ivan", secondName, "secret-password"), "Idempotency-Key",
+					key)
+			.status()).as("the right password is no way past the delay").isEqualTo(429);
+		assertThat(client.login(id, "secret-password").status()).as("nor a login").isEqualTo(429);
+	}
+
+	/**
 	 * Issue 35: the delays are the failing client's, so someone who fails on an id from
 	 * one address does not keep its owner, on another, out; past the account's ceiling,
 	 * failures from many addresses make every client wait.
@@ -211,7 +241,7 @@ class AbuseIntegrationTests {
 		assertThat(answers).as("the attackers' answers").containsKeys(401, 429).doesNotContainKey(200);
 	}
 
-	private static String deviceCookie(ApiClient.Response response) {
+	static String deviceCookie(ApiClient.Response response) {
 		String cookie = response.headers()
 			.allValues("Set-Cookie")
 			.stream()

@@ -111,11 +111,15 @@ public class AdmissionControl {
 	/** Who gets a share of the limit. */
 	enum Partition {
 
-		/** Every POST but a login's: registrations. */
+		/** {@code POST /user/register}. */
 		REGISTRATIONS,
 		/** {@code POST /login}. */
 		LOGINS,
-		/** Everything else. */
+		/**
+		 * Everything else, a POST to any other path included: the two shares are kept for
+		 * the two endpoints that hash a password, and a request that is neither (a POST
+		 * to a path that answers 404 or 405) cannot spend them.
+		 */
 		READS;
 
 		final String tag = name().toLowerCase(Locale.ROOT);
@@ -124,7 +128,8 @@ public class AdmissionControl {
 			if (!"POST".equals(request.getMethod())) {
 				return READS;
 			}
-			return "/login".equals(request.getRequestURI()) ? LOGINS : REGISTRATIONS;
+			String path = request.getRequestURI();
+			return "/login".equals(path) ? LOGINS : "/user/register".equals(path) ? REGISTRATIONS : READS;
 		}
 
 		/** The partition's name in the library's limiter and in the meters. */

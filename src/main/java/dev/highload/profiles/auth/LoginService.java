@@ -49,33 +49,41 @@ class LoginService {
 	 * @return a token for the user and a new device cookie, at the positions of the read
 	 * of the hash
 	 * @throws AuthenticationFailedException 401 for an unknown id or a wrong password
-	 * @throws TooManyAttemptsException 429 when the client has failed too often or the
-	 * account's delay has not passed; the password is then not checked at all
+	 * @throws TooManyAttemptsException 429 when the client has failed too often, the
+	 * account's delay has not passed, or the account or the client has as many password
+	 * checks running as it may; the password is then not checked at all
 	 */
 	Positioned<LoggedIn> login(LoginRequest request, String remoteAddress, String deviceCookie, WalPosition atLeast) {
 		Optional<String> device = this.devices.device(deviceCookie, request.id());
-		if (device.isPresent()) {
-			this.throttle.acquireDevice(device.get());
-		}
-		else {
-			this.throttle.acquire(request.id(), remoteAddress);
-		}
+		Runnable checked = device.isPresent() ? this.throttle.checkingDevice(device.get())
+				: this.throttle.checking(request.id(), remoteAddress);
 		boolean matches;
 		Positioned<Optional<String>> hash;
 		try {
-			hash = this.credentials.findPasswordHash(request.id(), atLeast);
-			matches = this.passwordHasher.matches(PasswordHasher.Work.LOGIN, request.password(),
-					hash.value().orElse(this.dummyHash));
-		}
-		catch (RuntimeException ex) {
-			// Overload or an unavailable database: no password was judged.
 			if (device.isPresent()) {
-				this.throttle.abandonedDevice(device.get());
+				this.throttle.acquireDevice(device.get());
 			}
 			else {
-				this.throttle.abandoned(request.id(), remoteAddress);
+				this.throttle.acquire(request.id(), remoteAddress);
 			}
-			throw ex;
+			try {
+				hash = this.credentials.findPasswordHash(request.id(), atLeast);
+				matches = this.passwordHasher.matches(PasswordHasher.Work.LOGIN, request.password(),
+						hash.value().orElse(this.dummyHash));
+			}
+			catch (RuntimeException ex) {
+				// Overload or an unavailable database: no password was judged.
+				if (device.isPresent()) {
+					this.throttle.abandonedDevice(device.get());
+				}
+				else {
+					this.throttle.abandoned(request.id(), remoteAddress);
+				}
+				throw ex;
+			}
+		}
+		finally {
+			checked.run();
 		}
 		if (hash.value().isEmpty() || !matches) {
 			throw AuthenticationFailedException.badCredentials();

@@ -22,6 +22,14 @@ import org.springframework.stereotype.Component;
  * its failures against that cookie alone (the same free failures and delays as a client's
  * on an account), never against its address or the account's ceiling, and others'
  * failures do not delay it.
+ * <p>
+ * Correct passwords are no failures, so the counts alone let clients log in to an account
+ * of their own as fast as the hashing allows. A login's password check therefore also
+ * takes a place ({@link #checking}): at most
+ * {@link ThrottleProperties#loginsAtOncePerAccount()} of one account's and
+ * {@link ThrottleProperties#loginsAtOncePerClient()} of one client's checks wait for or
+ * run in the hashing pool at once; one more is 429 at once, so no few clients fill the
+ * queue that every login shares. A device's checks take the device's place alone.
  */
 @Component
 class LoginThrottle {
@@ -34,6 +42,10 @@ class LoginThrottle {
 
 	private final AttemptLimiter devices;
 
+	private final AttemptsAtOnce accountsChecking;
+
+	private final AttemptsAtOnce clientsChecking;
+
 	private final Counter rejected;
 
 	LoginThrottle(ThrottleProperties properties, Clock clock, MeterRegistry meterRegistry) {
@@ -45,6 +57,8 @@ class LoginThrottle {
 				properties.maxTracked(), clock);
 		this.devices = new AttemptLimiter(properties.loginFailuresPerAccountAndAddress(), properties.loginWindow(),
 				properties.accountDelay(), properties.maxAccountDelay(), properties.maxTracked(), clock);
+		this.accountsChecking = new AttemptsAtOnce(properties.loginsAtOncePerAccount());
+		this.clientsChecking = new AttemptsAtOnce(properties.loginsAtOncePerClient());
 		this.rejected = Counter.builder("profiles.throttle.rejected")
 			.description("Requests answered 429 because a client used up its attempts or an account must wait")
 			.tag("operation", "login")
@@ -122,6 +136,50 @@ class LoginThrottle {
 	/** The device's attempt was not made after all (the hashing queue was full). */
 	void abandonedDevice(String device) {
 		this.devices.release(device);
+	}
+
+	/**
+	 * Takes a place for a password check of a client on an account, before it is counted.
+	 * @param account the id tried
+	 * @param remoteAddress the client's address
+	 * @return what ends the check: run it once the check is over, however it ended
+	 * @throws TooManyAttemptsException (Retry-After 1 s) if the account or the client has
+	 * as many checks running as it may
+	 */
+	Runnable checking(UUID account, String remoteAddress) {
+		String id = account.toString();
+		String client = ClientAddress.key(remoteAddress);
+		if (!this.accountsChecking.tryEnter(id)) {
+			throw refusedAtOnce();
+		}
+		if (!this.clientsChecking.tryEnter(client)) {
+			this.accountsChecking.leave(id);
+			throw refusedAtOnce();
+		}
+		return () -> {
+			this.clientsChecking.leave(client);
+			this.accountsChecking.leave(id);
+		};
+	}
+
+	/**
+	 * As {@link #checking(UUID, String)} for a client with the account's device cookie:
+	 * the device's place alone, so that others' checks on the account never keep it out.
+	 * @param device the cookie's device id
+	 * @return what ends the check
+	 * @throws TooManyAttemptsException if the device has as many checks running as it may
+	 */
+	Runnable checkingDevice(String device) {
+		String client = "device " + device;
+		if (!this.clientsChecking.tryEnter(client)) {
+			throw refusedAtOnce();
+		}
+		return () -> this.clientsChecking.leave(client);
+	}
+
+	private TooManyAttemptsException refusedAtOnce() {
+		this.rejected.increment();
+		return TooManyAttemptsException.logins(1);
 	}
 
 	private static String pair(String account, String address) {

@@ -51,13 +51,21 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param maxTracked the most accounts, and separately the most clients, whose counts are
  * kept; beyond that the least recently seen are forgotten, so memory stays bounded
  * whatever ids and addresses an attacker sends
+ * @param loginsAtOncePerAccount logins to one user id whose password may be waiting for
+ * or in the hashing pool at once, from clients without that id's device cookie; one more
+ * is answered 429 at once. Correct logins are no failures, so without it two clients
+ * logging in to an account of their own as fast as they can filled the logins' hashing
+ * queue, and everyone else's logins waited seconds behind them (issue 59)
+ * @param loginsAtOncePerClient the same for one client (an address, or a device cookie),
+ * whatever the ids: one client's share of the logins' hashing
  */
 @ConfigurationProperties("app.auth.throttle")
 public record ThrottleProperties(@DefaultValue("10") int loginFailuresPerAccountAndAddress,
 		@DefaultValue("100") int loginFailuresPerAccount, @DefaultValue("50") int loginFailuresPerAddress,
 		@DefaultValue("15m") Duration loginWindow, @DefaultValue("1s") Duration accountDelay,
 		@DefaultValue("30s") Duration maxAccountDelay, @DefaultValue("20") int registrationsPerAddress,
-		@DefaultValue("1h") Duration registrationWindow, @DefaultValue("50000") int maxTracked) {
+		@DefaultValue("1h") Duration registrationWindow, @DefaultValue("50000") int maxTracked,
+		@DefaultValue("2") int loginsAtOncePerAccount, @DefaultValue("2") int loginsAtOncePerClient) {
 
 	public ThrottleProperties {
 		if (loginFailuresPerAccountAndAddress < 0 || loginFailuresPerAccount < 0 || loginFailuresPerAddress < 0

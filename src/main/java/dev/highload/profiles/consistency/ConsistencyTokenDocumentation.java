@@ -42,9 +42,11 @@ class ConsistencyTokenDocumentation {
 					.name(ConsistencyTokens.HEADER)
 					.required(false)
 					.description("The highest consistency token the client holds (or the " + ConsistencyTokens.COOKIE
-							+ " cookie): the read runs on a node that has "
+							+ " cookie, " + ConsistencyTokens.SECURE_COOKIE
+							+ " over HTTPS): the read runs on a node that has "
 							+ "replayed at least that position, so it shows the client's own writes and "
-							+ "nothing older than what it has seen (docs/consistency.md). Malformed, or not signed by this service: 400")
+							+ "nothing older than what it has seen (docs/consistency.md). A header that is malformed, "
+							+ "or not signed by this service: 400; such a cookie is ignored and cleared")
 					.schema(token));
 			}
 			Header answered = new Header().required(!read.write())

@@ -3,8 +3,10 @@ package dev.highload.profiles.consistency;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 
@@ -21,11 +23,18 @@ import org.springframework.http.ResponseCookie;
 
 /**
  * Consistency tokens over HTTP (docs/consistency.md). A request may carry one in the
- * {@value #HEADER} header or the {@value #COOKIE} cookie; if it carries both, the later
- * position counts. Every answer that read or wrote carries the position it saw in the
- * header; the cookie is set by writes, and by reads when the request came with one and
- * the position moved, so a browser or a load-test session that keeps cookies gets
- * read-your-writes and monotonic reads without doing anything.
+ * {@value #HEADER} header or the {@value #COOKIE} cookie ({@value #SECURE_COOKIE} over
+ * HTTPS); if it carries both, the later position counts. A header that is not a token of
+ * this service is a client's mistake and answered 400; a cookie that is not is ignored
+ * and cleared, since a client may not have set it: another site under the same parent
+ * domain can set a cookie of that name for the whole domain, and a 400 on every request
+ * would lock the browser out. Over HTTPS the cookie carries the {@code __Host-} prefix,
+ * which a browser accepts only from this host, Secure and for the whole path, so no
+ * sibling can set the cookie this service reads there. Every answer that read or wrote
+ * carries the position it saw in the header; the cookie is set by writes, and by reads
+ * when the request came with one and the position moved, so a browser or a load-test
+ * session that keeps cookies gets read-your-writes and monotonic reads without doing
+ * anything.
  * <p>
  * A token is a WAL position (a byte offset, {@code routing.WalPosition}) as sixteen
  * hexadecimal digits, the id of the key that signed it and a MAC:
@@ -46,8 +55,11 @@ public final class ConsistencyTokens {
 	/** The request and response header. */
 	public static final String HEADER = "Consistency-Token";
 
-	/** The cookie's name. */
+	/** The cookie's name over plain HTTP. */
 	public static final String COOKIE = "consistency_token";
+
+	/** The cookie's name over HTTPS: only this host can set it. */
+	public static final String SECURE_COOKIE = "__Host-" + COOKIE;
 
 	/** A token's form, for the OpenAPI document. */
 	public static final String PATTERN = "^[0-9a-f]{16}\\.[A-Za-z0-9._-]{1,64}\\.[A-Za-z0-9_-]{22}$";
@@ -166,11 +178,13 @@ public final class ConsistencyTokens {
 	 * The position a request requires.
 	 * @param request the request
 	 * @param response its response: a cookie that is not a token of this service is
-	 * cleared in it (a browser could not drop it otherwise, and a key's rotation, or a
-	 * restart of the local run, whose key is made at start, leaves such cookies behind)
+	 * cleared in it (a key's rotation, or a restart of the local run, whose key is made
+	 * at start, leaves such cookies behind, and another site of the parent domain may set
+	 * one)
 	 * @return the later of the header's and the cookie's WAL offsets; 0 if it carries
 	 * neither
-	 * @throws InvalidParameterException 400 if either is not a token this service made
+	 * @throws InvalidParameterException 400 if the header is not a token this service
+	 * made
 	 */
 	long required(HttpServletRequest request, HttpServletResponse response) {
 		long required = 0;
@@ -178,15 +192,17 @@ public final class ConsistencyTokens {
 		if (header != null) {
 			required = parse(header, "header " + HEADER);
 		}
-		Cookie cookie = cookie(request);
-		if (cookie != null) {
+		boolean malformed = false;
+		for (Cookie cookie : cookies(request)) {
 			try {
-				required = Math.max(required, parse(cookie.getValue(), "cookie " + COOKIE));
+				required = Math.max(required, offset(cookie.getValue().strip()));
 			}
-			catch (InvalidParameterException ex) {
-				response.addHeader(HttpHeaders.SET_COOKIE, cookieOf(request, "").maxAge(0).build().toString());
-				throw ex;
+			catch (IllegalArgumentException ex) {
+				malformed = true;
 			}
+		}
+		if (malformed) {
+			response.addHeader(HttpHeaders.SET_COOKIE, cookieOf(request, "").maxAge(0).build().toString());
 		}
 		return required;
 	}
@@ -200,8 +216,8 @@ public final class ConsistencyTokens {
 	 */
 	void afterRead(HttpServletRequest request, HttpServletResponse response, long seen) {
 		response.setHeader(HEADER, token(seen));
-		Cookie cookie = cookie(request);
-		if (cookie != null && !sameOrLater(cookie.getValue(), seen)) {
+		List<Cookie> cookies = cookies(request);
+		if (!cookies.isEmpty() && cookies.stream().noneMatch((cookie) -> sameOrLater(cookie.getValue(), seen))) {
 			setCookie(request, response, seen);
 		}
 	}
@@ -225,10 +241,19 @@ public final class ConsistencyTokens {
 	 * The cookie's attributes, for setting and clearing it alike. Not a secret and not a
 	 * credential: a position any client may hold. HttpOnly and SameSite all the same, as
 	 * nothing in a page needs to read it; Secure when the client came over HTTPS (behind
-	 * HAProxy, which says so in X-Forwarded-Proto), so that it is never sent in clear.
+	 * HAProxy, which says so in X-Forwarded-Proto), so that it is never sent in clear,
+	 * and then with the {@code __Host-} prefix (no Domain, Path=/).
 	 */
 	private static ResponseCookie.ResponseCookieBuilder cookieOf(HttpServletRequest request, String value) {
-		return ResponseCookie.from(COOKIE, value).path("/").httpOnly(true).sameSite("Lax").secure(request.isSecure());
+		return ResponseCookie.from(cookieName(request), value)
+			.path("/")
+			.httpOnly(true)
+			.sameSite("Lax")
+			.secure(request.isSecure());
+	}
+
+	private static String cookieName(HttpServletRequest request) {
+		return request.isSecure() ? SECURE_COOKIE : COOKIE;
 	}
 
 	private boolean sameOrLater(String token, long seen) {
@@ -283,19 +308,27 @@ public final class ConsistencyTokens {
 		}
 	}
 
-	private static Cookie cookie(HttpServletRequest request) {
+	/**
+	 * The request's cookies of this scheme's name: a browser sends two of one name when
+	 * one was set for the host and one for a parent domain, in no order that tells them
+	 * apart.
+	 */
+	private static List<Cookie> cookies(HttpServletRequest request) {
 		if (request.getHeader(HttpHeaders.COOKIE) == null) {
-			return null;
+			return List.of();
 		}
 		Cookie[] cookies = request.getCookies();
-		if (cookies != null) {
-			for (Cookie cookie : cookies) {
-				if (COOKIE.equals(cookie.getName())) {
-					return cookie;
-				}
+		if (cookies == null) {
+			return List.of();
+		}
+		String name = cookieName(request);
+		List<Cookie> named = new ArrayList<>(1);
+		for (Cookie cookie : cookies) {
+			if (name.equals(cookie.getName())) {
+				named.add(cookie);
 			}
 		}
-		return null;
+		return named;
 	}
 
 	/** A token and the offset it carries. */

@@ -7,6 +7,7 @@ import java.util.UUID;
 
 import javax.sql.DataSource;
 
+import dev.highload.profiles.auth.PasswordChecks;
 import dev.highload.profiles.auth.PasswordHasher;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -25,8 +26,10 @@ import org.springframework.transaction.annotation.Transactional;
  * the key is exactly as durable as the user. A key already stored, and not yet expired
  * ({@link RegistrationProperties#idempotencyKeyTtl()}), answers its user's id again,
  * provided the request has the same fingerprint ({@link RegisterRequest#fingerprint()})
- * and a password that matches the user's hash; otherwise 422. A key whose lock another
- * transaction holds is in flight: 409.
+ * and a password that matches the user's hash; otherwise 422. That password check counts
+ * as a login of the client to that user ({@link PasswordChecks}): a wrong one is a failed
+ * login, and a client the login throttle would refuse is answered 429 without a check. A
+ * key whose lock another transaction holds is in flight: 409.
  * <p>
  * A retry must not acknowledge a user that only the primary has: the first attempt may
  * have been answered "Outcome unknown" because its commit was never confirmed by a
@@ -76,17 +79,21 @@ class Registrations {
 
 	private final PasswordHasher passwordHasher;
 
+	private final PasswordChecks passwordChecks;
+
 	private final Clock clock;
 
 	private final double ttlSeconds;
 
 	private final Counter replays;
 
-	Registrations(UserRepository users, DataSource dataSource, PasswordHasher passwordHasher, Clock clock,
-			RegistrationProperties properties, MeterRegistry meterRegistry) {
+	Registrations(UserRepository users, DataSource dataSource, PasswordHasher passwordHasher,
+			PasswordChecks passwordChecks, Clock clock, RegistrationProperties properties,
+			MeterRegistry meterRegistry) {
 		this.users = users;
 		this.jdbc = JdbcClient.create(dataSource);
 		this.passwordHasher = passwordHasher;
+		this.passwordChecks = passwordChecks;
 		this.clock = clock;
 		this.ttlSeconds = properties.idempotencyKeyTtl().toMillis() / 1000.0;
 		this.replays = Counter.builder("profiles.registrations.replayed")
@@ -102,12 +109,14 @@ class Registrations {
 	 * held for that one Argon2id check, which only retries with a stored key cost.
 	 * @param request the registration
 	 * @param key its key, sent or made by the server
+	 * @param remoteAddress the client's address: a retry's password check counts as its
+	 * login
 	 * @return the user's id
 	 * @throws IdempotencyKeyException 409 while another request holds the key, 422 if the
 	 * key stands for another registration
 	 */
 	@Transactional
-	UUID register(RegisterRequest request, IdempotencyKey key) {
+	UUID register(RegisterRequest request, IdempotencyKey key, String remoteAddress) {
 		String hash = this.passwordHasher.hash(request.password());
 		byte[] fingerprint = request.fingerprint();
 		if (!this.jdbc.sql(TRY_LOCK).param(key.value()).query(Boolean.class).single()) {
@@ -121,7 +130,7 @@ class Registrations {
 			.query(STORED_KEY)
 			.optional();
 		if (stored.isPresent() && stored.get().live()) {
-			Optional<UUID> replayed = replay(stored.get(), request, fingerprint, key);
+			Optional<UUID> replayed = replay(stored.get(), request, fingerprint, key, remoteAddress);
 			if (replayed.isPresent()) {
 				return replayed.get();
 			}
@@ -142,10 +151,13 @@ class Registrations {
 	 * @return the user, or empty if the cleanup deleted the key meanwhile (it expired
 	 * between the two statements): the request is then a new registration
 	 */
-	private Optional<UUID> replay(StoredKey stored, RegisterRequest request, byte[] fingerprint, IdempotencyKey key) {
-		// The cheap comparison first: a different body costs no password hash.
-		if (!MessageDigest.isEqual(stored.fingerprint(), fingerprint) || !this.passwordHasher
-			.matches(PasswordHasher.Work.REGISTRATION, request.password(), stored.passwordHash())) {
+	private Optional<UUID> replay(StoredKey stored, RegisterRequest request, byte[] fingerprint, IdempotencyKey key,
+			String remoteAddress) {
+		// The cheap comparison first: a different body costs no password hash and no
+		// login attempt.
+		if (!MessageDigest.isEqual(stored.fingerprint(), fingerprint)
+				|| !this.passwordChecks.matches(PasswordHasher.Work.REGISTRATION, stored.userId(), remoteAddress,
+						request.password(), stored.passwordHash())) {
 			throw IdempotencyKeyException.reused();
 		}
 		if (this.jdbc.sql(REPLAYED).param(key.value()).update() == 0) {

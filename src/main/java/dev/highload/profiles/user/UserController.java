@@ -110,7 +110,7 @@ class UserController {
 		this.registrationThrottle.acquire(address);
 		UUID id;
 		try {
-			id = this.registrations.register(request, key);
+			id = this.registrations.register(request, key, address);
 		}
 		catch (DatabaseFailureException | HashingOverloadedException ex) {
 			throw new UnfinishedRegistrationException(key, ex);

@@ -214,6 +214,23 @@ class AdmissionControlTests {
 		assertThat(this.registry.get("admission.queued").timer().max(TimeUnit.MILLISECONDS)).isEqualTo(45);
 	}
 
+	/**
+	 * Issue 59: every POST but a login's counted as a registration, so a flood of POSTs
+	 * to a path that answers 404 spent the registrations' share. The shares are the two
+	 * endpoints' alone.
+	 */
+	@Test
+	void onlyTheRegistrationAndLoginEndpointsSpendTheirShares() {
+		assertThat(AdmissionControl.Partition.of(register())).isEqualTo(AdmissionControl.Partition.REGISTRATIONS);
+		assertThat(AdmissionControl.Partition.of(login())).isEqualTo(AdmissionControl.Partition.LOGINS);
+		for (MockHttpServletRequest other : List.of(new MockHttpServletRequest("POST", "/user/register/x"),
+				new MockHttpServletRequest("POST", "/anything"), new MockHttpServletRequest("POST", "/user/search"),
+				new MockHttpServletRequest("GET", "/login"), get())) {
+			assertThat(AdmissionControl.Partition.of(other)).as(other.getMethod() + " " + other.getRequestURI())
+				.isEqualTo(AdmissionControl.Partition.READS);
+		}
+	}
+
 	@Test
 	void aWindowOfFewRequestsOrNoneSaysNothingOfAQueue() {
 		AdmissionControl control = new AdmissionControl(limits(64, 64), this.registry, this.now::get);

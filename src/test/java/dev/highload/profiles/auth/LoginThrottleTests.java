@@ -141,7 +141,7 @@ class LoginThrottleTests {
 			// As the defaults have it, an account's ceiling above what one client may
 			// try.
 			LoginThrottle throttle = new LoginThrottle(new ThrottleProperties(3, 30, 20, Duration.ofMinutes(15),
-					Duration.ofSeconds(1), Duration.ofSeconds(8), 20, Duration.ofHours(1), 1000), this.clock,
+					Duration.ofSeconds(1), Duration.ofSeconds(8), 20, Duration.ofHours(1), 1000, 2, 2), this.clock,
 					this.meters);
 			String attacker = knocks ? "203.0.113.1" : "203.0.113.2";
 			long end = this.clock.millis() + Duration.ofMinutes(10).toMillis();
@@ -261,7 +261,7 @@ class LoginThrottleTests {
 
 	private static ThrottleProperties properties(Duration accountDelay, Duration maxAccountDelay, int maxTracked) {
 		return new ThrottleProperties(3, 6, 100, Duration.ofMinutes(15), accountDelay, maxAccountDelay, 20,
-				Duration.ofHours(1), maxTracked);
+				Duration.ofHours(1), maxTracked, 2, 2);
 	}
 
 }

@@ -114,13 +114,39 @@ class ConsistencyTokensTests {
 	}
 
 	@Test
-	void aCookieThatIsNotATokenOfThisServiceIs400AndCleared() {
+	void aCookieThatIsNotATokenOfThisServiceIsIgnoredAndCleared() {
 		ConsistencyTokens before = new ConsistencyTokens(Map.of("gone", key(3)));
-		MockHttpServletRequest request = withCookie(before.token(300));
+		for (String value : List.of(before.token(300), "nonsense", "")) {
+			MockHttpServletRequest request = withCookie(value);
+			MockHttpServletResponse response = new MockHttpServletResponse();
+			assertThat(this.tokens.required(request, response)).as(value).isZero();
+			assertThat(response.getHeader("Set-Cookie")).startsWith("consistency_token=;").contains("Max-Age=0");
+		}
+	}
+
+	/**
+	 * A browser sends the host's cookie and a parent domain's of the same name, in no
+	 * order that tells them apart: the valid one counts, the other is cleared.
+	 */
+	@Test
+	void ofTwoCookiesOfOneNameTheTokenCounts() {
+		MockHttpServletRequest request = new MockHttpServletRequest();
+		request.addHeader("Cookie", "x");
+		request.setCookies(new Cookie(ConsistencyTokens.COOKIE, "tossed"),
+				new Cookie(ConsistencyTokens.COOKIE, this.tokens.token(400)));
 		MockHttpServletResponse response = new MockHttpServletResponse();
-		assertThatExceptionOfType(InvalidParameterException.class)
-			.isThrownBy(() -> this.tokens.required(request, response));
-		assertThat(response.getHeader("Set-Cookie")).startsWith("consistency_token=;").contains("Max-Age=0");
+		assertThat(this.tokens.required(request, response)).isEqualTo(400);
+		assertThat(response.getHeader("Set-Cookie")).startsWith("consistency_token=;");
+	}
+
+	@Test
+	void overHttpsOnlyTheHostPrefixedCookieCounts() {
+		MockHttpServletRequest request = new MockHttpServletRequest();
+		request.setSecure(true);
+		request.addHeader("Cookie", "x");
+		request.setCookies(new Cookie(ConsistencyTokens.COOKIE, this.tokens.token(900)),
+				new Cookie(ConsistencyTokens.SECURE_COOKIE, this.tokens.token(400)));
+		assertThat(this.tokens.required(request, new MockHttpServletResponse())).isEqualTo(400);
 	}
 
 	@Test
@@ -158,7 +184,9 @@ class ConsistencyTokensTests {
 		https.setSecure(true);
 		MockHttpServletResponse response = new MockHttpServletResponse();
 		this.tokens.afterWrite(https, response, 900);
-		assertThat(response.getHeader("Set-Cookie")).contains("Secure", "HttpOnly");
+		assertThat(response.getHeader("Set-Cookie")).startsWith("__Host-consistency_token=")
+			.contains("Secure", "HttpOnly", "Path=/")
+			.doesNotContainIgnoringCase("Domain");
 	}
 
 	private static MockHttpServletRequest withCookie(String token) {

@@ -280,11 +280,26 @@ class ConsistencyTokenIntegrationTests {
 			assertThat(read.status()).as(token).isEqualTo(400);
 			assertThat(read.body()).contains(TOKEN);
 		}
-		ApiClient.Response read = this.api.get("/user/" + oldId(), "Cookie", "consistency_token=nonsense");
-		assertThat(read.status()).isEqualTo(400);
-		// A browser could not drop it otherwise: the answer clears it.
+	}
+
+	/**
+	 * Another site under the same parent domain sets {@code consistency_token=nonsense;
+	 * Domain=parent}: the server can neither clear that cookie nor let it answer 400 on
+	 * every request, logins included. It is ignored (and a clearing cookie sent for the
+	 * host's own one); the reads and the login are answered as without it (an unknown id:
+	 * 404 and 401).
+	 */
+	@Test
+	void aCookieTossedFromASiblingDomainLocksNoOneOut() {
+		String tossed = "consistency_token=nonsense";
+		ApiClient.Response read = this.api.get("/user/" + oldId(), "Cookie", tossed);
+		assertThat(read.status()).as(read.body()).isEqualTo(404);
 		assertThat(read.headers().allValues("Set-Cookie"))
 			.anySatisfy((cookie) -> assertThat(cookie).startsWith("consistency_token=;").contains("Max-Age=0"));
+		assertThat(this.api.get("/user/search?first_name=A&last_name=B", "Cookie", tossed).status()).isEqualTo(200);
+		ApiClient.Response login = this.api.post("/login",
+				ApiClient.toJson(Map.of("id", oldId().toString(), "password", "wrong-password")), "Cookie", tossed);
+		assertThat(login.status()).as(login.body()).isEqualTo(401);
 	}
 
 	private String search(String lastName, String token) {

@@ -64,7 +64,7 @@ class RegistrationThrottleTests {
 
 	@Test
 	void aClientPastTheLimitGets429WithRetryAfterAndOthersDoNot() {
-		given(this.registrations.register(any(), any())).willReturn(UUID.randomUUID());
+		given(this.registrations.register(any(), any(), any())).willReturn(UUID.randomUUID());
 		for (int i = 0; i < 3; i++) {
 			assertThat(register("192.0.2.10", null)).as("registration %d", i + 1).hasStatus(200);
 		}
@@ -74,7 +74,7 @@ class RegistrationThrottleTests {
 		assertThat(refused).bodyJson().extractingPath("$.title").isEqualTo("Too many requests");
 		assertThat(refused).bodyJson().extractingPath("$.status").isEqualTo(429);
 		// The refused registration never reached the service (no hash, no row).
-		verify(this.registrations, times(3)).register(any(), any());
+		verify(this.registrations, times(3)).register(any(), any(), any());
 		// A forwarded-for header is the client's to write: it changes nothing.
 		assertThat(register("192.0.2.10", "198.51.100.1")).hasStatus(429);
 		assertThat(register("192.0.2.11", null)).hasStatus(200);
@@ -82,7 +82,7 @@ class RegistrationThrottleTests {
 
 	@Test
 	void invalidRegistrationsAreRejectedBeforeTheyCount() {
-		given(this.registrations.register(any(), any())).willReturn(UUID.randomUUID());
+		given(this.registrations.register(any(), any(), any())).willReturn(UUID.randomUUID());
 		for (int i = 0; i < 10; i++) {
 			assertThat(this.mvc.post().uri("/user/register").with((request) -> {
 				request.setRemoteAddr("192.0.2.20");

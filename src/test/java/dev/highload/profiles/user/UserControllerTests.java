@@ -151,7 +151,7 @@ class UserControllerTests {
 
 	@Test
 	void aTransactionThatCannotStartIs503() {
-		given(this.registrations.register(any(), any()))
+		given(this.registrations.register(any(), any(), any()))
 			.willThrow(DatabaseFailures.translate(new CannotCreateTransactionException("no connection")));
 		assertThat(this.mvc.post()
 			.uri("/user/register")
@@ -164,7 +164,7 @@ class UserControllerTests {
 
 	@Test
 	void every503ToARegistrationNamesTheKeyToRetryWith() {
-		given(this.registrations.register(any(), any())).willAnswer((call) -> {
+		given(this.registrations.register(any(), any(), any())).willAnswer((call) -> {
 			throw DatabaseFailures.translate(new CannotCreateTransactionException("no connection"));
 		});
 		Map<String, String> sent = new LinkedHashMap<>();
@@ -197,18 +197,18 @@ class UserControllerTests {
 			assertThat(problem.path("title").asString()).isEqualTo("Database unavailable");
 		});
 		// Quoted or bare, the same key.
-		verify(this.registrations, times(2)).register(any(), eq(new IdempotencyKey("client-key")));
+		verify(this.registrations, times(2)).register(any(), eq(new IdempotencyKey("client-key")), any());
 	}
 
 	@Test
 	void aKeyIsPassedOnUnquotedAndARequestWithoutOneGetsARandomOne() {
-		given(this.registrations.register(any(), any())).willReturn(UUID.randomUUID());
+		given(this.registrations.register(any(), any(), any())).willReturn(UUID.randomUUID());
 		assertThat(register(registration("city", "\"Moscow\""), "\"a\\\\b\"")).hasStatus(200);
-		verify(this.registrations).register(any(), eq(new IdempotencyKey("a\\b")));
+		verify(this.registrations).register(any(), eq(new IdempotencyKey("a\\b")), any());
 		assertThat(register(registration("city", "\"Moscow\""))).hasStatus(200);
 		assertThat(register(registration("city", "\"Moscow\""))).hasStatus(200);
 		ArgumentCaptor<IdempotencyKey> keys = ArgumentCaptor.forClass(IdempotencyKey.class);
-		verify(this.registrations, times(3)).register(any(), keys.capture());
+		verify(this.registrations, times(3)).register(any(), keys.capture(), any());
 		assertThat(keys.getAllValues().subList(1, 3)).doesNotHaveDuplicates()
 			.allSatisfy((key) -> assertThat(UUID.fromString(key.value()).toString()).isEqualTo(key.value()));
 	}
@@ -231,13 +231,13 @@ class UserControllerTests {
 					.exchange()));
 		expected.put("twice", "400 Idempotency-Key");
 		assertThat(outcomes).isEqualTo(expected);
-		verify(this.registrations, never()).register(any(), any());
+		verify(this.registrations, never()).register(any(), any(), any());
 		verify(this.registrationThrottle, never()).acquire(any());
 	}
 
 	@Test
 	void aKeyInProgressIs409WithRetryAfterAndAKeyReusedIs422() {
-		given(this.registrations.register(any(), any())).willAnswer((call) -> {
+		given(this.registrations.register(any(), any(), any())).willAnswer((call) -> {
 			throw IdempotencyKeyException.inProgress();
 		});
 		assertThat(register(registration("city", "\"Moscow\""), "k")).hasStatus(409)
@@ -249,7 +249,7 @@ class UserControllerTests {
 			.startsWith("A request with this Idempotency-Key is in progress");
 		willAnswer((call) -> {
 			throw IdempotencyKeyException.reused();
-		}).given(this.registrations).register(any(), any());
+		}).given(this.registrations).register(any(), any(), any());
 		assertThat(register(registration("city", "\"Moscow\""), "k")).hasStatus(422)
 			.doesNotContainHeader("Retry-After")
 			.hasContentType(MediaType.APPLICATION_PROBLEM_JSON)
@@ -405,7 +405,7 @@ class UserControllerTests {
 			}
 		}
 		assertThat(outcomes).isEqualTo(expected);
-		verify(this.registrations, never()).register(any(), any());
+		verify(this.registrations, never()).register(any(), any(), any());
 	}
 
 	@Test
@@ -419,7 +419,7 @@ class UserControllerTests {
 			expected.put(body, "400 " + field);
 		}
 		assertThat(outcomes).isEqualTo(expected);
-		verify(this.registrations, never()).register(any(), any());
+		verify(this.registrations, never()).register(any(), any(), any());
 	}
 
 	/**
@@ -438,7 +438,7 @@ class UserControllerTests {
 			expected.put(date, "400 birthdate");
 		}
 		assertThat(outcomes).isEqualTo(expected);
-		verify(this.registrations, never()).register(any(), any());
+		verify(this.registrations, never()).register(any(), any(), any());
 	}
 
 	@Test
