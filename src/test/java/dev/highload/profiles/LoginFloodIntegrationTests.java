@@ -43,7 +43,7 @@ class LoginFloodIntegrationTests {
 
 	private static final long REGISTRATION_EVERY_MILLIS = 200;
 
-	private static final int FLOOD_CONNECTIONS = 64;
+	private static final int FLOOD_CONNECTIONS = 128;
 
 	private static final int OTHER_LOGINS = 20;
 

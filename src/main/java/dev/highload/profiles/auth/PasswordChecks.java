@@ -37,20 +37,17 @@ public class PasswordChecks {
 	 */
 	public boolean matches(PasswordHasher.Work work, UUID account, String remoteAddress, String password,
 			String encodedHash) {
-		Runnable checked = this.throttle.checking(account, remoteAddress);
+		// No place among the logins' checks at once (LoginThrottle#checking): those share
+		// the logins' hashing pool, and a client retrying its registrations after a
+		// failover sends many at once.
+		this.throttle.acquire(account, remoteAddress);
 		boolean matches;
 		try {
-			this.throttle.acquire(account, remoteAddress);
-			try {
-				matches = this.passwordHasher.matches(work, password, encodedHash);
-			}
-			catch (RuntimeException ex) {
-				this.throttle.abandoned(account, remoteAddress);
-				throw ex;
-			}
+			matches = this.passwordHasher.matches(work, password, encodedHash);
 		}
-		finally {
-			checked.run();
+		catch (RuntimeException ex) {
+			this.throttle.abandoned(account, remoteAddress);
+			throw ex;
 		}
 		if (matches) {
 			this.throttle.succeeded(account, remoteAddress);
