@@ -27,11 +27,13 @@ import static org.awaitility.Awaitility.await;
  * logins hold both for two rounds of password hashes while reads arrive behind them in
  * Tomcat's queue. A read that has waited longer than three fifths of the objective by the
  * time a thread takes it is refused at once with 503 and Retry-After (counted as late),
- * not served late; the logins, which keep their share, are answered.
+ * not served late; the logins, which keep their share, are answered. (The four logins are
+ * one client's to one account: the limit on such logins at once is off here.)
  */
 @IntegrationTest
-@TestPropertySource(properties = { "app.admission.enabled=true", "server.tomcat.threads.max=2",
-		"server.tomcat.threads.min-spare=2" })
+@TestPropertySource(
+		properties = { "app.admission.enabled=true", "server.tomcat.threads.max=2", "server.tomcat.threads.min-spare=2",
+				"app.auth.throttle.logins-at-once-per-account=0", "app.auth.throttle.logins-at-once-per-client=0" })
 class QueuedRequestsIntegrationTests {
 
 	private static final int LOGINS = 4;
