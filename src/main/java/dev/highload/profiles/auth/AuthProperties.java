@@ -20,20 +20,15 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * no binding error prints a key
  * @param tokenTtl how long a token is valid
  * @param hashThreads threads hashing passwords, for registrations and for logins each
- * (auth/PasswordHasher); 0 means half the cores each (at least one), so that the two
- * pools together never take more than every core from the reads
+ * (auth/PasswordHasher); 0 means one per core
  * @param hashQueue hashing requests that may wait, for registrations and for logins each;
- * beyond that the service answers 503. A request holds its request thread while its hash
- * waits and runs, so the two pools' threads and queues together must leave most of the 16
- * request threads to the reads: with 64 waiting of each kind, a flood of registrations
- * and logins held every request thread, and reads waited behind it in Tomcat's queue
- * until refused (issue 59, {@code WriteFloodIntegrationTests})
+ * beyond that the service answers 503
  * @param deviceCookieTtl how long the device cookie a login gives keeps that client's own
  * way in to the account ({@link DeviceCookies}); each successful login gives a new one
  */
 @ConfigurationProperties("app.auth")
 public record AuthProperties(@DefaultValue List<String> tokenKeys, @DefaultValue("1h") Duration tokenTtl,
-		@DefaultValue("0") int hashThreads, @DefaultValue("2") int hashQueue,
+		@DefaultValue("0") int hashThreads, @DefaultValue("64") int hashQueue,
 		@DefaultValue("30d") Duration deviceCookieTtl) {
 
 }

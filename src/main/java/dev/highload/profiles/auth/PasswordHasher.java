@@ -23,11 +23,11 @@ import org.springframework.stereotype.Component;
 /**
  * Argon2id at OWASP's minimum (19 MiB, 2 iterations, 1 lane): tens of milliseconds of one
  * core per hash (about 24 ms on the development machine). Hashing runs on small pools
- * with short queues, half the cores each by default ({@link AuthProperties}), so a flood
- * of registrations or logins is refused there with 503 instead of taking every core and
- * every request thread from the reads. Registrations and logins each have a pool of their
- * own ({@link Work}): wrong passwords sent from many addresses fill the logins' queue and
- * are refused past it, while registrations keep their threads and their queue.
+ * with bounded queues, one thread per core each by default, so a flood of registrations
+ * or logins queues there, then gets 503, instead of taking every core from the reads.
+ * Registrations and logins each have a pool of their own ({@link Work}): wrong passwords
+ * sent from many addresses fill the logins' queue and are refused past it, while
+ * registrations keep their threads and their queue.
  */
 @Component
 public class PasswordHasher implements DisposableBean {
@@ -60,7 +60,7 @@ public class PasswordHasher implements DisposableBean {
 
 	PasswordHasher(AuthProperties properties, MeterRegistry meterRegistry) {
 		int threads = (properties.hashThreads() > 0) ? properties.hashThreads()
-				: Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
+				: Runtime.getRuntime().availableProcessors();
 		for (Work work : Work.values()) {
 			String name = work.name().toLowerCase(Locale.ROOT);
 			AtomicInteger count = new AtomicInteger();
