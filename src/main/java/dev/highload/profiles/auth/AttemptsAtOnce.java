@@ -47,9 +47,4 @@ final class AttemptsAtOnce {
 		this.running.computeIfPresent(key, (k, count) -> (count > 1) ? count - 1 : null);
 	}
 
-	/** The keys with an attempt running, for tests. */
-	int keys() {
-		return this.running.size();
-	}
-
 }
