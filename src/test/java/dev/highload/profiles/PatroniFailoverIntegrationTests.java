@@ -467,6 +467,21 @@ class PatroniFailoverIntegrationTests {
 	}
 
 	/**
+	 * Issue 59, point 9: a client that sends its headers a byte a second never ends them,
+	 * and Tomcat alone would keep its connection as long as each byte comes within 5 s of
+	 * the last. HAProxy's {@code timeout http-request 8s} bounds the whole of them: the
+	 * edge answers 408 and closes the connection about 8 s after it opened.
+	 */
+	@Test
+	@Order(-3)
+	void slowHeadersAreClosedAtTheEdgesDeadline() throws Exception {
+		SlowBody slow = slowBody(HA.trustingItsAuthority().getSocketFactory(), lb(), "X-Slow: ");
+		System.out.println("slow headers: closed after " + slow.closedAfterMillis() + " ms, answered " + slow.answer());
+		assertThat(slow.closedAfterMillis()).as("closed after, ms").isBetween(5_000L, 10_000L);
+		assertThat(slow.answer()).contains(" 408");
+	}
+
+	/**
 	 * What became of a slow request.
 	 *
 	 * @param closedAfterMillis how long after the handshake the connection was closed (an
@@ -486,7 +501,8 @@ class PatroniFailoverIntegrationTests {
 
 	/**
 	 * As {@link #slowBody(SSLSocketFactory, URI)}, with the given end of the headers and
-	 * start of the body.
+	 * start of the body; what is sent a byte a second after it is a header's value if the
+	 * headers have not ended.
 	 */
 	private static SlowBody slowBody(SSLSocketFactory sockets, URI https, String bodyStart) {
 		try (SSLSocket socket = (SSLSocket) sockets.createSocket(https.getHost(), https.getPort())) {
