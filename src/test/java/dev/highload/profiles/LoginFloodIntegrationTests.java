@@ -1,16 +1,19 @@
 package dev.highload.profiles;
 
+import java.io.BufferedReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 
@@ -46,6 +49,9 @@ class LoginFloodIntegrationTests {
 	private static final int FLOOD_CONNECTIONS = 128;
 
 	private static final int OTHER_LOGINS = 20;
+
+	/** Long enough for the other user's 20 logins after the flood's first 2 s. */
+	private static final long FLOOD_SECONDS = 26;
 
 	@LocalServerPort
 	int port;
@@ -90,7 +96,11 @@ class LoginFloodIntegrationTests {
 	 * user's logins took up to 8 s. Now each account and each client has a few password
 	 * checks running at once, the rest 429 at once: another user's 20 logins, one a
 	 * second, and the owner's login with its device cookie, on the flooded account
-	 * itself, are all 200 within 2 s.
+	 * itself, are all 200 within 2 s. The attacker's 128 connections run in a process of
+	 * their own at the lowest CPU priority ({@link LoginFlooder}): run as 128 threads of
+	 * this JVM they took the two cores from the service they attacked, and the other
+	 * user's slowest login measured the test's own clients (2.1-4.5 s, where a real
+	 * attacker's clients cost the service nothing).
 	 */
 	@Test
 	void correctLoginsToOneAccountFromTwoAddressesLeaveOthersLoggingIn() throws Exception {
@@ -102,19 +112,15 @@ class LoginFloodIntegrationTests {
 		assertThat(first.status()).isEqualTo(200);
 		String device = AbuseIntegrationTests.deviceCookie(first);
 
-		ExecutorService attackers = Executors.newFixedThreadPool(FLOOD_CONNECTIONS);
-		AtomicBoolean flooding = new AtomicBoolean(true);
-		Map<Integer, Integer> flood = new ConcurrentHashMap<>();
-		try {
-			for (int i = 0; i < FLOOD_CONNECTIONS; i++) {
-				AbuseIntegrationTests.RawClient attacker = new AbuseIntegrationTests.RawClient(
-						"127.0.0." + (190 + i % 2), this.port);
-				attackers.submit(() -> {
-					while (flooding.get()) {
-						flood.merge(attacker.login(flooded, "flooded-password").status(), 1, Integer::sum);
-					}
-				});
-			}
+		Process attacker = new ProcessBuilder("nice", "-n", "19",
+				Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+				System.getProperty("java.class.path"), LoginFlooder.class.getName(), Integer.toString(this.port),
+				flooded.toString(), "flooded-password", Integer.toString(FLOOD_CONNECTIONS),
+				Long.toString(FLOOD_SECONDS), "127.0.0.190", "127.0.0.191")
+			.redirectErrorStream(true)
+			.start();
+		try (BufferedReader out = attacker.inputReader(StandardCharsets.UTF_8)) {
+			assertThat(out.readLine()).as("the attacker started").isEqualTo("flooding");
 			Thread.sleep(2_000);
 			AbuseIntegrationTests.RawClient user = new AbuseIntegrationTests.RawClient("127.0.0.192", this.port);
 			List<String> slowOrRefused = new ArrayList<>();
@@ -137,16 +143,17 @@ class LoginFloodIntegrationTests {
 				}
 				waitUntil(start, 1_000);
 			}
-			flooding.set(false);
+			assertThat(attacker.waitFor(FLOOD_SECONDS + 30, TimeUnit.SECONDS)).as("the attacker ended").isTrue();
+			String flood = out.lines().reduce("", String::concat);
 			System.out.printf("Correct-login flood: %s; the other user's slowest login %d ms%n", flood, slowest);
 			assertThat(slowOrRefused).as("the flood: %s", flood).isEmpty();
-			assertThat(flood.getOrDefault(200, 0)).as("the flood logged in: it was real (%s)", flood)
-				.isGreaterThanOrEqualTo(OTHER_LOGINS);
+			Matcher served = Pattern.compile("\\b200=(\\d+)").matcher(flood);
+			assertThat(served.find() && Integer.parseInt(served.group(1)) >= OTHER_LOGINS)
+				.as("the flood logged in: it was real (%s)", flood)
+				.isTrue();
 		}
 		finally {
-			flooding.set(false);
-			attackers.shutdown();
-			attackers.awaitTermination(60, TimeUnit.SECONDS);
+			attacker.destroyForcibly();
 		}
 	}
 
