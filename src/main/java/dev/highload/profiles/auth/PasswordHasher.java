@@ -120,24 +120,6 @@ public class PasswordHasher implements DisposableBean {
 		}
 	}
 
-	/**
-	 * Hashes a throw-away password on the registrations' pool and checks it on the
-	 * logins' pool, recording neither in the hashing timers: the warm-up's work before
-	 * readiness (warmup/WarmUp). Interpreted, before the JIT compiler has reached it, an
-	 * Argon2 hash takes several times its compiled time.
-	 * @return the nanoseconds the pair took, the wait in the queues included
-	 * @throws HashingOverloadedException if the queues are full
-	 */
-	public long exercise() {
-		long start = System.nanoTime();
-		String password = "warm-up-" + start;
-		String encoded = await(submit(Work.REGISTRATION, () -> this.encoder.hash(password)));
-		if (!await(submit(Work.LOGIN, () -> this.encoder.matches(password, encoded)))) {
-			throw new IllegalStateException("A hash made here did not verify");
-		}
-		return System.nanoTime() - start;
-	}
-
 	private static <T> T await(Future<T> future) {
 		try {
 			return future.get();

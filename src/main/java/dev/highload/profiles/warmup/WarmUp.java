@@ -18,7 +18,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import dev.highload.profiles.auth.PasswordHasher;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,8 +48,7 @@ import org.springframework.stereotype.Component;
  * reads are point reads by id on both paths, searches, and a few unknown ids (their 404
  * is a path too). The ids are found by searches for common prefixes; on an empty database
  * every id is unknown. No write and no login: a warm-up must leave no row and count no
- * failure against any address; the write endpoints and the password hashing are warmed
- * without either ({@link WriteRehearsal}).
+ * failure against any address.
  * <p>
  * Settled means the compiler used less than {@code app.warm-up.settled} of one core over
  * each of two seconds in a row, after {@code min-time}; {@code max-time} bounds it all.
@@ -78,14 +76,10 @@ class WarmUp implements ApplicationRunner {
 
 	private final ObjectProvider<TomcatServerProperties> tomcat;
 
-	private final PasswordHasher hasher;
-
-	WarmUp(WarmUpProperties properties, Environment environment, ObjectProvider<TomcatServerProperties> tomcat,
-			PasswordHasher hasher) {
+	WarmUp(WarmUpProperties properties, Environment environment, ObjectProvider<TomcatServerProperties> tomcat) {
 		this.properties = properties;
 		this.environment = environment;
 		this.tomcat = tomcat;
-		this.hasher = hasher;
 	}
 
 	@Override
@@ -107,9 +101,9 @@ class WarmUp implements ApplicationRunner {
 		Result result = warmUp(URI.create("http://" + host + ":" + port));
 		log.info(
 				"Warm-up: {} requests in {} s ({} refused at capacity, {} answered other than 200, 400, 404 or 503, "
-						+ "{} failed to connect), {}; the JIT compiled for {} s, {}; ready",
+						+ "{} failed to connect); the JIT compiled for {} s, {}; ready",
 				result.requests(), result.seconds(), result.refused(), result.unexpected(), result.failed(),
-				result.writes(), result.compileSeconds(),
+				result.compileSeconds(),
 				result.settled() ? "then settled" : "and had not settled within " + this.properties.maxTime());
 	}
 
@@ -121,9 +115,7 @@ class WarmUp implements ApplicationRunner {
 		int count = (this.properties.clients() != null) ? this.properties.clients()
 				: this.tomcat.getIfAvailable(TomcatServerProperties::new).getThreads().getMax();
 		Clients clients = new Clients(base, count);
-		WriteRehearsal writes = new WriteRehearsal(base, this.hasher);
 		clients.start();
-		writes.start();
 		boolean settled = false;
 		try {
 			long compiled = compiledBefore;
@@ -145,13 +137,12 @@ class WarmUp implements ApplicationRunner {
 			}
 		}
 		finally {
-			writes.stop();
 			clients.stop();
 		}
 		long compiledMillis = timed ? jit.getTotalCompilationTime() - compiledBefore : 0;
 		return new Result(clients.requests.get(), clients.refused.get(), clients.unexpected.get(), clients.failed.get(),
-				writes.summary(), Math.round((System.nanoTime() - start) / 1e8) / 10.0,
-				Math.round(compiledMillis / 100.0) / 10.0, settled);
+				Math.round((System.nanoTime() - start) / 1e8) / 10.0, Math.round(compiledMillis / 100.0) / 10.0,
+				settled);
 	}
 
 	/**
@@ -162,13 +153,12 @@ class WarmUp implements ApplicationRunner {
 	 * so the admission control refuses some, as it would a real client's past capacity
 	 * @param unexpected answered with another status than 200, 400, 404 or 503
 	 * @param failed not answered (no connection)
-	 * @param writes what the writes' warm-up did ({@link WriteRehearsal#summary})
 	 * @param seconds how long it took
 	 * @param compileSeconds the JIT's compilation time meanwhile
 	 * @param settled whether the JIT settled before {@code max-time}
 	 */
-	record Result(long requests, long refused, long unexpected, long failed, String writes, double seconds,
-			double compileSeconds, boolean settled) {
+	record Result(long requests, long refused, long unexpected, long failed, double seconds, double compileSeconds,
+			boolean settled) {
 
 	}
 

@@ -122,9 +122,7 @@ class ServiceLifecycleIntegrationTests {
 					"--app.warm-up.max-time=60s");
 			next = restarted;
 			assertThat(restarted.servedBeforeReady()).as("the API answered while readiness said not ready").isTrue();
-			assertThat(Service.log("next")).containsPattern("Warm-up: [1-9][0-9]* requests in .*; ready")
-				.containsPattern("[1-9][0-9]* refused registrations and logins \\(0 answered other than 400 or 503, "
-						+ "[0-9]+ not answered within 5 s\\), [1-9][0-9]* hashing rounds");
+			assertThat(Service.log("next")).containsPattern("Warm-up: [1-9][0-9]* requests in .*; ready");
 			assertThat(orphans.values()).noneMatch(ServiceLifecycleIntegrationTests::alive);
 			await("one primary and two streaming standbys").atMost(Duration.ofSeconds(60))
 				.untilAsserted(() -> assertOnePrimaryAndTwoStreamingStandbys(restarted));
