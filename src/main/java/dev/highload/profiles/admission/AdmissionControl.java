@@ -31,11 +31,14 @@ import org.springframework.stereotype.Component;
  * <p>
  * First the wait before it, judged from arrival: the time since Tomcat handed the request
  * to its threads ({@link RequestThreads}), which is where requests queue when more arrive
- * than the service serves. A read that has already waited longer than it may is refused
- * at once, for the cost of a refusal: three fifths of the objective while the queue does
- * not stand (the rest is for its answer), a fifth while it stands ({@link ThreadWaits}).
- * Without this, past capacity the queue grew to seconds in front of a limit that saw none
- * of it and refused nothing (docs/reports/overload.md, "Judged from arrival").
+ * than the service serves. A read that has already waited longer than it may, behind
+ * threads that other requests held, is refused at once, for the cost of a refusal: three
+ * fifths of the objective while the queue does not stand (the rest is for its answer), a
+ * fifth while it stands ({@link ThreadWaits}). A read that found a thread free is not
+ * refused for its wait, however long the cores took to run that thread: no request queued
+ * in front of it, and none behind it would be served sooner. Without this, past capacity
+ * the queue grew to seconds in front of a limit that saw none of it and refused nothing
+ * (docs/reports/overload.md, "Judged from arrival").
  * <p>
  * Then the limit: {@link ObjectiveLimit}, additive increase and multiplicative decrease
  * over windows of at least {@value #WINDOW_MILLIS} ms of Netflix concurrency-limits, fed
@@ -268,22 +271,34 @@ public class AdmissionControl {
 	 */
 	public Optional<Admission> admit(HttpServletRequest request) {
 		long since = RequestThreads.takeQueuedSince();
-		return admit(request, (since == RequestThreads.NONE) ? 0 : Math.max(0, this.nanoClock.getAsLong() - since));
+		long waited = (since == RequestThreads.NONE) ? 0 : Math.max(0, this.nanoClock.getAsLong() - since);
+		return admit(request, waited, RequestThreads.queuedBehindBusyThreads());
+	}
+
+	/**
+	 * As {@link #admit(HttpServletRequest, long, boolean)} for a request that queued
+	 * behind busy threads.
+	 */
+	Optional<Admission> admit(HttpServletRequest request, long waited) {
+		return admit(request, waited, true);
 	}
 
 	/**
 	 * @param request an API request about to run
 	 * @param waited how long it waited for a thread, in nanoseconds (0 when not known)
+	 * @param queued whether every thread was taken when it came, so that it queued behind
+	 * other requests; one that found a thread free is never refused for its wait, nor
+	 * does its wait count towards the queue standing
 	 * @return as {@link #admit(HttpServletRequest)}
 	 */
-	Optional<Admission> admit(HttpServletRequest request, long waited) {
+	Optional<Admission> admit(HttpServletRequest request, long waited, boolean queued) {
 		if (!this.properties.enabled()) {
 			return Optional.of(UNLIMITED);
 		}
 		Partition partition = Partition.of(request);
 		long now = this.nanoClock.getAsLong();
 		this.queued.record(waited, TimeUnit.NANOSECONDS);
-		if (tooLate(partition, waited, now)) {
+		if (tooLate(partition, queued ? waited : 0, now)) {
 			this.late.increment();
 			this.shed.get(partition).increment();
 			return Optional.empty();
@@ -303,7 +318,14 @@ public class AdmissionControl {
 	 * Whether a read waited longer for a thread than it may ({@link ThreadWaits}); every
 	 * request's wait counts towards judging the queue. Registrations and logins are not
 	 * refused for their wait: they keep their shares of the limit, and a flood of reads
-	 * that fills the queue is refused in front of them.
+	 * that fills the queue is refused in front of them. A request that found a thread
+	 * free comes here with no wait: what it waited was for a core, not behind other
+	 * requests (the wake-up of an idle thread while other processes or the hashing keep
+	 * the cores busy), and refusing it would drain no queue. Counted as a wait, a busy
+	 * machine far below the service's capacity had its reads refused: a sequential GET
+	 * every 50 ms beside 300 TLS handshakes at the HA edge, two Schemathesis workers
+	 * while the JIT still compiled, reads beside a flood of hashes that held six of the
+	 * sixteen threads.
 	 */
 	private boolean tooLate(Partition partition, long waited, long now) {
 		return this.threadWaits.tooLong(waited, now) && partition == Partition.READS;

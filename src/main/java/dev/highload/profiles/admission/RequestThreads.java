@@ -27,7 +27,9 @@ import org.springframework.boot.tomcat.autoconfigure.TomcatServerProperties;
  * task per open connection at most, {@code server.tomcat.max-connections}) is first in,
  * first out. Measured from the admission filter alone, a request that had waited a second
  * in it looked like one that had waited for nothing, and the limit saw no overload while
- * clients waited seconds (docs/reports/overload.md, "Judged from arrival").
+ * clients waited seconds (docs/reports/overload.md, "Judged from arrival"). Each task
+ * also notes whether every thread was taken when it came
+ * ({@link #queuedBehindBusyThreads()}): only then did it queue behind other requests.
  * <p>
  * Meters: {@code admission.queue.length}, the tasks waiting for a thread.
  */
@@ -36,7 +38,11 @@ class RequestThreads implements TomcatProtocolHandlerCustomizer<AbstractProtocol
 	/** No task of the pool runs on this thread, or its time was taken already. */
 	static final long NONE = Long.MIN_VALUE;
 
-	private static final ThreadLocal<long[]> queuedSince = ThreadLocal.withInitial(() -> new long[] { NONE });
+	/**
+	 * For the task that runs on this thread: when it was handed to the pool, and 1 if
+	 * every thread was taken at that moment (0 if one was free for it).
+	 */
+	private static final ThreadLocal<long[]> queuedSince = ThreadLocal.withInitial(() -> new long[] { NONE, 0 });
 
 	private final TomcatServerProperties.Threads threads;
 
@@ -80,6 +86,19 @@ class RequestThreads implements TomcatProtocolHandlerCustomizer<AbstractProtocol
 	}
 
 	/**
+	 * Whether the task that runs on this thread was handed to the pool while every thread
+	 * was taken, so that it queued behind other requests. One that found a thread free
+	 * waited for no other request: whatever it waited was the machine's (the wake-up of
+	 * an idle thread on cores that other processes keep busy), and no request waited
+	 * behind it.
+	 * @return {@code true} when it queued behind busy threads; {@code false} when a
+	 * thread was free for it, or outside a task of the pool
+	 */
+	static boolean queuedBehindBusyThreads() {
+		return queuedSince.get()[1] == 1;
+	}
+
+	/**
 	 * Tomcat shuts down only the pools it made itself; this one ends after the connector
 	 * has stopped (the web server stops before the beans are destroyed).
 	 */
@@ -101,22 +120,27 @@ class RequestThreads implements TomcatProtocolHandlerCustomizer<AbstractProtocol
 
 		@Override
 		public void execute(Runnable task) {
-			super.execute(new Stamped(task, System.nanoTime()));
+			// The tasks handed over and not yet finished, running or queued; at the
+			// maximum, none of the threads is free for this one.
+			boolean busy = getSubmittedCount() >= getMaximumPoolSize();
+			super.execute(new Stamped(task, System.nanoTime(), busy));
 		}
 
 	}
 
-	private record Stamped(Runnable task, long since) implements Runnable {
+	private record Stamped(Runnable task, long since, boolean busy) implements Runnable {
 
 		@Override
 		public void run() {
 			long[] slot = queuedSince.get();
 			slot[0] = this.since;
+			slot[1] = this.busy ? 1 : 0;
 			try {
 				this.task.run();
 			}
 			finally {
 				slot[0] = NONE;
+				slot[1] = 0;
 			}
 		}
 

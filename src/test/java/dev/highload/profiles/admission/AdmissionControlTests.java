@@ -174,6 +174,28 @@ class AdmissionControlTests {
 	}
 
 	@Test
+	void aReadThatFoundAThreadFreeIsNotRefusedForItsWaitNorMakesTheQueueStand() {
+		AdmissionControl control = new AdmissionControl(limits(64, 64), this.registry, this.now::get);
+		this.now.set(TimeUnit.SECONDS.toNanos(10));
+
+		// Its thread was free when it came; the cores took 45 ms to run it: no request
+		// was in front of it, and refusing it would serve none behind it sooner.
+		for (int i = 0; i < 30; i++) {
+			assertThat(control.admit(get(), millis(45), false)).isPresent();
+		}
+		nextWindow();
+		assertThat(standing()).isZero();
+		assertThat(control.admit(get(), millis(45), false)).isPresent();
+		assertThat(late()).isZero();
+		// Its wait is still timed as it was.
+		assertThat(this.registry.get("admission.queued").timer().max(TimeUnit.MILLISECONDS)).isEqualTo(45);
+
+		// The same wait behind busy threads is refused.
+		assertThat(control.admit(get(), millis(45), true)).isEmpty();
+		assertThat(late()).isEqualTo(1);
+	}
+
+	@Test
 	void aReadThatWaitedForAThreadLongerThanItMayIsRefusedAtOnce() {
 		AdmissionControl control = new AdmissionControl(limits(64, 64), this.registry, this.now::get);
 		this.now.set(TimeUnit.SECONDS.toNanos(10));
