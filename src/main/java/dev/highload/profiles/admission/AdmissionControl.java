@@ -276,14 +276,6 @@ public class AdmissionControl {
 	}
 
 	/**
-	 * As {@link #admit(HttpServletRequest, long, boolean)} for a request that queued
-	 * behind busy threads.
-	 */
-	Optional<Admission> admit(HttpServletRequest request, long waited) {
-		return admit(request, waited, true);
-	}
-
-	/**
 	 * @param request an API request about to run
 	 * @param waited how long it waited for a thread, in nanoseconds (0 when not known)
 	 * @param queued whether every thread was taken when it came, so that it queued behind

@@ -148,25 +148,25 @@ class AdmissionControlTests {
 		AdmissionControl control = new AdmissionControl(
 				new AdmissionProperties(true, Duration.ofMillis(400), 1, 1, 8, 0.125, 0.125, Duration.ofSeconds(1)),
 				this.registry, this.now::get);
-		control.admit(get(), 0).orElseThrow();
+		control.admit(get(), 0, true).orElseThrow();
 
 		// The limit had room 250 ms ago: a burst, which may wait a fifth of the
 		// objective.
 		this.now.addAndGet(TimeUnit.MILLISECONDS.toNanos(250));
 		long start = System.nanoTime();
-		assertThat(control.admit(get(), 0)).isEmpty();
+		assertThat(control.admit(get(), 0, true)).isEmpty();
 		assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(80));
 
 		// Less the time it already waited for a thread: 50 of its 80 ms.
 		start = System.nanoTime();
-		assertThat(control.admit(get(), TimeUnit.MILLISECONDS.toNanos(50))).isEmpty();
+		assertThat(control.admit(get(), TimeUnit.MILLISECONDS.toNanos(50), true)).isEmpty();
 		assertThat(System.nanoTime() - start).isBetween(TimeUnit.MILLISECONDS.toNanos(30),
 				TimeUnit.MILLISECONDS.toNanos(75));
 
 		// Full for more than 300 ms: a standing queue, a tenth of the objective.
 		this.now.addAndGet(TimeUnit.MILLISECONDS.toNanos(100));
 		start = System.nanoTime();
-		assertThat(control.admit(get(), 0)).isEmpty();
+		assertThat(control.admit(get(), 0, true)).isEmpty();
 		assertThat(System.nanoTime() - start).isBetween(TimeUnit.MILLISECONDS.toNanos(40),
 				TimeUnit.MILLISECONDS.toNanos(75));
 		assertThat(shed("reads")).isEqualTo(3);
@@ -202,35 +202,35 @@ class AdmissionControlTests {
 
 		// While the queue does not stand, a read may have waited three fifths of the
 		// objective, 30 ms: the rest is for its answer and the waits no clock sees.
-		assertThat(control.admit(get(), millis(2))).isPresent();
-		assertThat(control.admit(get(), millis(29))).isPresent();
-		assertThat(control.admit(get(), millis(31))).isEmpty();
+		assertThat(control.admit(get(), millis(2), true)).isPresent();
+		assertThat(control.admit(get(), millis(29), true)).isPresent();
+		assertThat(control.admit(get(), millis(31), true)).isEmpty();
 		assertThat(late()).isEqualTo(1);
 
 		// More than half of a window's requests waited longer than a tenth of the
 		// objective: the queue stands, and a read may have waited a fifth, 10 ms.
 		for (int i = 0; i < 30; i++) {
-			assertThat(control.admit(get(), millis(8))).isPresent();
+			assertThat(control.admit(get(), millis(8), true)).isPresent();
 		}
 		nextWindow();
-		assertThat(control.admit(get(), millis(11))).isEmpty();
+		assertThat(control.admit(get(), millis(11), true)).isEmpty();
 		assertThat(standing()).isEqualTo(1);
-		assertThat(control.admit(get(), millis(9))).isPresent();
+		assertThat(control.admit(get(), millis(9), true)).isPresent();
 		assertThat(late()).isEqualTo(2);
 
 		// Registrations and logins are not refused for their wait: they have their
 		// shares.
-		assertThat(control.admit(register(), millis(45))).isPresent();
-		assertThat(control.admit(login(), millis(45))).isPresent();
+		assertThat(control.admit(register(), millis(45), true)).isPresent();
+		assertThat(control.admit(login(), millis(45), true)).isPresent();
 
 		// A window in which some still waited longer than a fifth: it stands on.
 		nextWindow();
-		assertThat(control.admit(get(), millis(1))).isPresent();
+		assertThat(control.admit(get(), millis(1), true)).isPresent();
 		assertThat(standing()).isEqualTo(1);
 
 		// A window in which none did: it has drained.
 		nextWindow();
-		assertThat(control.admit(get(), millis(25))).isPresent();
+		assertThat(control.admit(get(), millis(25), true)).isPresent();
 		assertThat(standing()).isZero();
 		assertThat(shed("reads")).isEqualTo(2);
 		assertThat(this.registry.get("admission.queued").timer().max(TimeUnit.MILLISECONDS)).isEqualTo(45);
@@ -259,21 +259,21 @@ class AdmissionControlTests {
 		this.now.set(TimeUnit.SECONDS.toNanos(10));
 		// Ten long waits (fewer than 20 in the window): a burst, not a standing queue.
 		for (int i = 0; i < 10; i++) {
-			assertThat(control.admit(get(), millis(20))).isPresent();
+			assertThat(control.admit(get(), millis(20), true)).isPresent();
 		}
 		nextWindow();
-		assertThat(control.admit(get(), millis(20))).isPresent();
+		assertThat(control.admit(get(), millis(20), true)).isPresent();
 		assertThat(standing()).isZero();
 
 		// A standing queue, then a quiet window: it no longer stands.
 		for (int i = 0; i < 30; i++) {
-			control.admit(get(), millis(9));
+			control.admit(get(), millis(9), true);
 		}
 		nextWindow();
-		assertThat(control.admit(get(), millis(11))).isEmpty();
+		assertThat(control.admit(get(), millis(11), true)).isEmpty();
 		nextWindow();
 		nextWindow();
-		assertThat(control.admit(get(), millis(20))).isPresent();
+		assertThat(control.admit(get(), millis(20), true)).isPresent();
 		assertThat(standing()).isZero();
 	}
 
