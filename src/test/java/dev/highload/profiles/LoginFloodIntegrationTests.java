@@ -30,10 +30,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * address may fail all of its 50). One hashing thread for each kind of work
  * ({@code -Dit.login-flood.hash-threads}, 0 for one per core as shipped), so that the
  * flood outruns the logins' hashing on any machine: registrations must keep their own.
+ * The places for requests waiting on a hash as shipped, 4 of each kind (the test profile
+ * widens them).
  */
 @IntegrationTest
 @TestPropertySource(properties = { "app.admission.enabled=true", "app.auth.throttle.login-failures-per-address=50",
-		"app.auth.hash-threads=${it.login-flood.hash-threads:1}" })
+		"app.auth.hash-threads=${it.login-flood.hash-threads:1}", "app.auth.hash-queue=4" })
 class LoginFloodIntegrationTests {
 
 	private static final int LOGINS = 1_000;

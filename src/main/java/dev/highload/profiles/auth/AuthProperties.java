@@ -19,16 +19,19 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * gives itself a throw-away key). Checked by {@link TokenKeys} rather than here, so that
  * no binding error prints a key
  * @param tokenTtl how long a token is valid
- * @param hashThreads threads hashing passwords, for registrations and for logins each
+ * @param hashThreads passwords hashed at once, registrations and logins together, taking
+ * turns; each kind has as many threads, so that either alone may use them all
  * (auth/PasswordHasher); 0 means one per core
- * @param hashQueue hashing requests that may wait, for registrations and for logins each;
- * beyond that the service answers 503
+ * @param hashQueue requests that may wait on a hash at once, queued or hashing, for
+ * registrations and for logins each; beyond that the service answers 503 at once. Each
+ * holds a request thread while it waits, so the default, 4 of each kind, leaves at least
+ * half of Tomcat's 16 request threads to the reads however many of both kinds come
  * @param deviceCookieTtl how long the device cookie a login gives keeps that client's own
  * way in to the account ({@link DeviceCookies}); each successful login gives a new one
  */
 @ConfigurationProperties("app.auth")
 public record AuthProperties(@DefaultValue List<String> tokenKeys, @DefaultValue("1h") Duration tokenTtl,
-		@DefaultValue("0") int hashThreads, @DefaultValue("64") int hashQueue,
+		@DefaultValue("0") int hashThreads, @DefaultValue("4") int hashQueue,
 		@DefaultValue("30d") Duration deviceCookieTtl) {
 
 }

@@ -8,6 +8,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -22,12 +23,16 @@ import org.springframework.stereotype.Component;
 
 /**
  * Argon2id at OWASP's minimum (19 MiB, 2 iterations, 1 lane): tens of milliseconds of one
- * core per hash (about 24 ms on the development machine). Hashing runs on small pools
- * with bounded queues, one thread per core each by default, so a flood of registrations
- * or logins queues there, then gets 503, instead of taking every core from the reads.
- * Registrations and logins each have a pool of their own ({@link Work}): wrong passwords
- * sent from many addresses fill the logins' queue and are refused past it, while
- * registrations keep their threads and their queue.
+ * core per hash (about 24 ms on the development machine). Hashing runs on small pools,
+ * one thread per core each by default, and at most as many hashes as one pool has threads
+ * run at once, both kinds together, taking turns: a flood of registrations and logins
+ * waits there instead of taking every core from the reads, and a flood of both takes no
+ * more cores than one. A request holds its request thread while its hash waits and runs,
+ * so at most {@link AuthProperties#hashQueue()} of each kind wait at once and the next is
+ * refused with 503 at once: a flood of both kinds cannot take the request threads from
+ * the reads (WriteFloodIntegrationTests). Registrations and logins each have their own
+ * pool and places ({@link Work}): wrong passwords sent from many addresses take the
+ * logins' places and are refused past them, while registrations keep theirs.
  */
 @Component
 public class PasswordHasher implements DisposableBean {
@@ -54,6 +59,15 @@ public class PasswordHasher implements DisposableBean {
 
 	private final Map<Work, ThreadPoolExecutor> pools = new EnumMap<>(Work.class);
 
+	/** Places for the requests that wait on a hash, queued or hashing, of each kind. */
+	private final Map<Work, Semaphore> places = new EnumMap<>(Work.class);
+
+	/**
+	 * The hashes that may run at once, both kinds together, taken in turn: a flood of
+	 * both takes no more cores than one of them.
+	 */
+	private final Semaphore running;
+
 	private final Timer hashTime;
 
 	private final Timer verifyTime;
@@ -72,7 +86,9 @@ public class PasswordHasher implements DisposableBean {
 					}, new ThreadPoolExecutor.AbortPolicy());
 			ExecutorServiceMetrics.monitor(meterRegistry, pool, "password-hash", Tags.of("work", name));
 			this.pools.put(work, pool);
+			this.places.put(work, new Semaphore(properties.hashQueue()));
 		}
+		this.running = new Semaphore(threads, true);
 		this.hashTime = hashTimer(meterRegistry, "hash");
 		this.verifyTime = hashTimer(meterRegistry, "verify");
 	}
@@ -95,7 +111,7 @@ public class PasswordHasher implements DisposableBean {
 	 * @throws HashingOverloadedException if too many hashes are waiting already
 	 */
 	public String hash(String password) {
-		return await(submit(Work.REGISTRATION, () -> this.hashTime.recordCallable(() -> this.encoder.hash(password))));
+		return hashed(Work.REGISTRATION, () -> this.hashTime.recordCallable(() -> this.encoder.hash(password)));
 	}
 
 	/**
@@ -107,8 +123,34 @@ public class PasswordHasher implements DisposableBean {
 	 * already
 	 */
 	public boolean matches(Work work, String password, String encodedHash) {
-		return await(
-				submit(work, () -> this.verifyTime.recordCallable(() -> this.encoder.matches(password, encodedHash))));
+		return hashed(work, () -> this.verifyTime.recordCallable(() -> this.encoder.matches(password, encodedHash)));
+	}
+
+	/**
+	 * Runs the task on its kind's pool and waits for it, if one of the kind's places is
+	 * free.
+	 */
+	private <T> T hashed(Work work, Callable<T> task) {
+		Semaphore place = this.places.get(work);
+		if (!place.tryAcquire()) {
+			throw new HashingOverloadedException();
+		}
+		try {
+			return await(submit(work, () -> whenACoreIsFree(task)));
+		}
+		finally {
+			place.release();
+		}
+	}
+
+	private <T> T whenACoreIsFree(Callable<T> task) throws Exception {
+		this.running.acquire();
+		try {
+			return task.call();
+		}
+		finally {
+			this.running.release();
+		}
 	}
 
 	private <T> Future<T> submit(Work work, Callable<T> task) {
