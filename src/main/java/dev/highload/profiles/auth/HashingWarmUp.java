@@ -18,8 +18,9 @@ import org.springframework.stereotype.Component;
  * compiler has reached it, an Argon2 hash takes many times its compiled time (a fresh
  * service's first hashes took up to 700 ms beside a load generator starting on the same
  * cores), and with 4 places for each kind of hash ({@link AuthProperties#hashQueue()}) a
- * fresh instance's first burst of registrations would be refused. No row is written and
- * no login counted. Off with the rest of the warm-up ({@code app.warm-up.enabled}).
+ * fresh instance's first burst of registrations was refused. Compiled, a stall of the
+ * cores can still fill the places (docs/api.md, "Passwords"). No row is written and no
+ * login counted. Off with the rest of the warm-up ({@code app.warm-up.enabled}).
  */
 @Component
 @Order(Ordered.HIGHEST_PRECEDENCE)
