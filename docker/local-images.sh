@@ -52,7 +52,8 @@ apt_install() {
 engine() {
   if ! docker info >/dev/null 2>&1; then
     echo "No Docker engine answers. Start one, and stop it when done; as root, for example:" >&2
-    echo "  apt-get install docker.io iptables; dockerd --storage-driver=vfs > dockerd.log 2>&1 &" >&2
+    echo "  apt-get install docker.io iptables; dockerd --storage-driver=overlay2 > dockerd.log 2>&1 &" >&2
+    echo "(--storage-driver=vfs where the kernel has no overlayfs)" >&2
     exit 2
   fi
   echo "   an engine answers: $(docker version --format '{{.Server.Version}}')"
